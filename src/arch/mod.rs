@@ -1,0 +1,215 @@
+//! The only module that knows about CPUs: kernel tiers and their dispatch.
+//!
+//! Every kernel has a scalar reference in [`scalar`]; ISA tiers (`x86_64`: AVX2, AVX-512;
+//! `aarch64`: NEON) add faster versions that must agree with it on every input, including
+//! the error kind and offset for bad input. Dispatch order:
+//!
+//! 1. `--cfg lakecore_backend="scalar"` (or the `simd` feature off): scalar only;
+//! 2. target features enabled at compile time (`-C target-feature=+avx2`, NEON on aarch64);
+//! 3. runtime detection, done once and cached in an atomic;
+//! 4. scalar.
+//!
+//! Short inputs go straight to scalar: a SIMD kernel pays off only past a few dozen bytes.
+//! This module may not know any file format; the codecs call it with plain slices.
+
+#![allow(unsafe_code)]
+
+#[cfg(feature = "expose-kernels")]
+pub mod scalar;
+#[cfg(not(feature = "expose-kernels"))]
+pub(crate) mod scalar;
+
+use crate::codec::varint::VarintFormat;
+use crate::error::Result;
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// A family of kernels, one per instruction-set level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Tier {
+    /// Portable scalar code; always available.
+    Scalar,
+    /// x86_64 with AVX2 and BMI2.
+    Avx2,
+    /// x86_64 with AVX-512 F/BW/VL (and VBMI where present).
+    Avx512,
+    /// aarch64 with NEON (Advanced SIMD).
+    Neon,
+}
+
+impl Tier {
+    /// Every tier this crate knows, fastest last.
+    pub const ALL: [Tier; 4] = [Tier::Scalar, Tier::Avx2, Tier::Avx512, Tier::Neon];
+
+    /// The tier's lowercase name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Tier::Scalar => "scalar",
+            Tier::Avx2 => "avx2",
+            Tier::Avx512 => "avx512",
+            Tier::Neon => "neon",
+        }
+    }
+
+    /// Whether this tier's kernels can run on this machine in this build.
+    pub fn is_available(self) -> bool {
+        match self {
+            Tier::Scalar => true,
+            other => simd_enabled() && detect::available(other),
+        }
+    }
+
+    const fn code(self) -> u8 {
+        match self {
+            Tier::Scalar => 1,
+            Tier::Avx2 => 2,
+            Tier::Avx512 => 3,
+            Tier::Neon => 4,
+        }
+    }
+
+    const fn from_code(code: u8) -> Option<Tier> {
+        match code {
+            1 => Some(Tier::Scalar),
+            2 => Some(Tier::Avx2),
+            3 => Some(Tier::Avx512),
+            4 => Some(Tier::Neon),
+            _ => None,
+        }
+    }
+}
+
+/// Whether SIMD tiers are compiled in at all.
+const fn simd_enabled() -> bool {
+    cfg!(all(feature = "simd", not(lakecore_backend = "scalar")))
+}
+
+static ACTIVE: AtomicU8 = AtomicU8::new(0);
+
+/// The tier dispatched kernels use: the best available one, detected once and cached.
+pub fn active_tier() -> Tier {
+    if let Some(tier) = Tier::from_code(ACTIVE.load(Ordering::Relaxed)) {
+        return tier;
+    }
+    let best = Tier::ALL
+        .into_iter()
+        .rev()
+        .find(|t| t.is_available())
+        .unwrap_or(Tier::Scalar);
+    ACTIVE.store(best.code(), Ordering::Relaxed);
+    best
+}
+
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    target_arch = "x86_64"
+))]
+mod detect {
+    use super::Tier;
+    cpufeatures::new!(cpuid_avx2, "avx2", "bmi2");
+    cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw", "avx512vl", "bmi2");
+
+    /// Compile-time target features first; `cpufeatures` caches the runtime answer itself.
+    pub(super) fn available(tier: Tier) -> bool {
+        match tier {
+            Tier::Scalar => true,
+            Tier::Avx2 => {
+                cfg!(all(target_feature = "avx2", target_feature = "bmi2")) || cpuid_avx2::get()
+            }
+            Tier::Avx512 => {
+                cfg!(all(
+                    target_feature = "avx512f",
+                    target_feature = "avx512bw",
+                    target_feature = "avx512vl",
+                    target_feature = "bmi2"
+                )) || cpuid_avx512::get()
+            }
+            Tier::Neon => false,
+        }
+    }
+}
+
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    target_arch = "aarch64"
+))]
+mod detect {
+    use super::Tier;
+    /// NEON is part of the aarch64 baseline; nothing to detect at run time.
+    pub(super) fn available(tier: Tier) -> bool {
+        matches!(tier, Tier::Scalar) || (tier == Tier::Neon && cfg!(target_feature = "neon"))
+    }
+}
+
+#[cfg(not(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
+mod detect {
+    use super::Tier;
+    pub(super) fn available(tier: Tier) -> bool {
+        matches!(tier, Tier::Scalar)
+    }
+}
+
+#[cfg(feature = "expose-kernels")]
+pub mod kernels;
+#[cfg(not(feature = "expose-kernels"))]
+pub(crate) mod kernels;
+
+// Dispatched entry points used by the codecs.
+
+#[inline]
+pub(crate) fn delta_decode_u64(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: u64,
+    min: u64,
+    max: u64,
+    out: &mut [u64],
+) -> Result<usize> {
+    match kernels::delta_decode_u64(active_tier(), bytes, format, prev, min, max, out) {
+        Some(result) => result,
+        None => scalar::delta_decode_u64(bytes, format, prev, min, max, out),
+    }
+}
+
+#[inline]
+pub(crate) fn delta_decode_zigzag(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: &mut [i64],
+) -> Result<usize> {
+    match kernels::delta_decode_zigzag(active_tier(), bytes, format, prev, min, max, out) {
+        Some(result) => result,
+        None => scalar::delta_decode_zigzag(bytes, format, prev, min, max, out),
+    }
+}
+
+#[inline]
+pub(crate) fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
+    match kernels::count_uvarints(active_tier(), bytes, format) {
+        Some(result) => result,
+        None => scalar::count_uvarints(bytes, format),
+    }
+}
+
+#[inline]
+pub(crate) fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
+    if kernels::unpack_u32(active_tier(), bytes, width, start, out).is_none() {
+        scalar::unpack_u32(bytes, width, start, out);
+    }
+}
+
+#[inline]
+pub(crate) fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
+    if kernels::unpack_u64(active_tier(), bytes, width, start, out).is_none() {
+        scalar::unpack_u64(bytes, width, start, out);
+    }
+}

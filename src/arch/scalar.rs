@@ -1,0 +1,195 @@
+//! Scalar kernels: the reference every SIMD tier is tested against, and the fallback for
+//! short inputs, tails and CPUs without a faster tier.
+//!
+//! Every function here is total: it never reads outside its slices and never panics, whatever
+//! the input. Preconditions the callers check (a packed stream covering the requested range)
+//! only decide whether the *answer* is meaningful, never whether the code is safe.
+//!
+//! Error offsets are relative to the `bytes` argument; callers shift them to file offsets.
+
+use crate::codec::varint::VarintFormat;
+use crate::error::{off, Error, ErrorKind, Result};
+
+/// Decodes one unsigned LEB128 varint at the start of `bytes` under `format`.
+///
+/// Returns the value and the number of bytes it took. Errors: [`ErrorKind::Truncated`] at
+/// `bytes.len()` when the input ends inside the varint; [`ErrorKind::VarintOverflow`] at 0
+/// when the varint is longer than `format` allows or its value does not fit;
+/// [`ErrorKind::VarintNonCanonical`] at 0 when `format` is canonical and a multi-byte varint
+/// ends in `0x00`.
+#[inline]
+pub fn decode_uvarint(bytes: &[u8], format: VarintFormat) -> Result<(u64, usize)> {
+    // One-byte values dominate real streams: answer them without entering the loop.
+    if let Some(&first) = bytes.first() {
+        if first < 0x80 {
+            return Ok((u64::from(first), 1));
+        }
+    }
+    let max_len = usize::from(format.max_len());
+    let mut value = 0u64;
+    for (i, &byte) in bytes.iter().enumerate().take(max_len) {
+        let group = u64::from(byte & 0x7f);
+        if i == 9 && byte > 1 {
+            // The 10th byte may only carry bit 63.
+            return Err(Error::new(ErrorKind::VarintOverflow, 0));
+        }
+        value |= group << (7 * i);
+        if byte < 0x80 {
+            if byte == 0 && i > 0 && format.is_canonical() {
+                return Err(Error::new(ErrorKind::VarintNonCanonical, 0));
+            }
+            return Ok((value, i + 1));
+        }
+    }
+    if bytes.len() < max_len {
+        Err(Error::new(ErrorKind::Truncated, off(bytes.len())))
+    } else {
+        Err(Error::new(ErrorKind::VarintOverflow, 0))
+    }
+}
+
+/// Decodes `out.len()` unsigned deltas from `bytes`, reconstructing values from `prev`:
+/// `v[i] = v[i-1] + d[i]`, each checked against `[min, max]`.
+///
+/// Returns the number of bytes consumed. Errors carry the offset of the offending varint
+/// (overflow of the running sum: [`ErrorKind::ArithmeticOverflow`]; bounds:
+/// [`ErrorKind::OutOfBounds`]). On error, `out` holds the values decoded before it.
+pub fn delta_decode_u64(
+    bytes: &[u8],
+    format: VarintFormat,
+    mut prev: u64,
+    min: u64,
+    max: u64,
+    out: &mut [u64],
+) -> Result<usize> {
+    let mut pos = 0usize;
+    for slot in out.iter_mut() {
+        let rest = bytes.get(pos..).unwrap_or_default();
+        let (delta, used) = decode_uvarint(rest, format).map_err(|e| e.shifted(off(pos)))?;
+        let value = prev
+            .checked_add(delta)
+            .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(pos)))?;
+        if value < min || value > max {
+            return Err(Error::new(ErrorKind::OutOfBounds, off(pos)));
+        }
+        *slot = value;
+        prev = value;
+        pos += used;
+    }
+    Ok(pos)
+}
+
+/// Decodes `out.len()` ZigZag-encoded signed deltas from `bytes`, reconstructing values from
+/// `prev` with checked `i64` addition and bounds `[min, max]`. Same contract as
+/// [`delta_decode_u64`].
+pub fn delta_decode_zigzag(
+    bytes: &[u8],
+    format: VarintFormat,
+    mut prev: i64,
+    min: i64,
+    max: i64,
+    out: &mut [i64],
+) -> Result<usize> {
+    let mut pos = 0usize;
+    for slot in out.iter_mut() {
+        let rest = bytes.get(pos..).unwrap_or_default();
+        let (raw, used) = decode_uvarint(rest, format).map_err(|e| e.shifted(off(pos)))?;
+        let value = prev
+            .checked_add(zigzag_decode(raw))
+            .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(pos)))?;
+        if value < min || value > max {
+            return Err(Error::new(ErrorKind::OutOfBounds, off(pos)));
+        }
+        *slot = value;
+        prev = value;
+        pos += used;
+    }
+    Ok(pos)
+}
+
+/// Counts the varints in `bytes`, checking each under `format`; the stream must end exactly
+/// after its last varint (otherwise [`ErrorKind::Truncated`] at `bytes.len()`).
+pub fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
+    let mut pos = 0usize;
+    let mut count = 0usize;
+    while let Some(rest) = bytes.get(pos..).filter(|r| !r.is_empty()) {
+        let (_, used) = decode_uvarint(rest, format).map_err(|e| e.shifted(off(pos)))?;
+        pos += used;
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// ZigZag decoding: `0, 1, 2, 3, ...` -> `0, -1, 1, -2, ...`.
+#[inline]
+pub const fn zigzag_decode(raw: u64) -> i64 {
+    ((raw >> 1) as i64) ^ -((raw & 1) as i64)
+}
+
+/// ZigZag encoding, the inverse of [`zigzag_decode`].
+#[inline]
+pub const fn zigzag_encode(value: i64) -> u64 {
+    ((value << 1) ^ (value >> 63)) as u64
+}
+
+/// The mask of the low `width` bits (`width` 0..=64; larger widths give all ones).
+#[inline]
+pub const fn low_mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// Reads the `width`-bit LSB-first field that starts at bit `bit` of `bytes`.
+///
+/// One unaligned little-endian load, a shift and a mask when eight bytes are available;
+/// missing bytes past the slice end read as zero (callers check ranges beforehand).
+#[inline]
+pub fn read_bits(bytes: &[u8], bit: u64, width: u32) -> u64 {
+    let Ok(byte) = usize::try_from(bit / 8) else {
+        return 0;
+    };
+    let shift = (bit % 8) as u32;
+    let word = match bytes.get(byte..).and_then(|r| r.first_chunk::<8>()) {
+        Some(chunk) => u64::from_le_bytes(*chunk),
+        None => load_le_partial(bytes.get(byte..).unwrap_or_default()),
+    };
+    let mut value = word >> shift;
+    if shift + width > 64 {
+        // Widths 57..=64 at a non-zero shift spill into a ninth byte.
+        let ninth = bytes.get(byte.wrapping_add(8)).copied().unwrap_or(0);
+        value |= u64::from(ninth) << (64 - shift);
+    }
+    value & low_mask(width)
+}
+
+/// Little-endian load of up to eight bytes, zero-filled.
+#[inline]
+fn load_le_partial(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .take(8)
+        .rev()
+        .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+}
+
+/// Unpacks `out.len()` values of `width` bits (0..=32) starting at value index `start`.
+pub fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
+    let mut bit = off(start).wrapping_mul(u64::from(width));
+    for slot in out.iter_mut() {
+        // Truncation is exact: `width <= 32` (callers check), so the field fits.
+        *slot = read_bits(bytes, bit, width.min(32)) as u32;
+        bit = bit.wrapping_add(u64::from(width));
+    }
+}
+
+/// Unpacks `out.len()` values of `width` bits (0..=64) starting at value index `start`.
+pub fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
+    let mut bit = off(start).wrapping_mul(u64::from(width));
+    for slot in out.iter_mut() {
+        *slot = read_bits(bytes, bit, width);
+        bit = bit.wrapping_add(u64::from(width));
+    }
+}

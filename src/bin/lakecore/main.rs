@@ -1,0 +1,36 @@
+//! `lakecore`: inspect, validate, select from and build lakehouse metadata files.
+//!
+//! Every subcommand with `--json` prints exactly the documented JSON document on stdout.
+//! Invalid input exits with status 2 and one line on stderr naming the error kind and the
+//! byte offset; usage errors exit with clap's status.
+
+mod demo;
+mod util;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Zero-copy lakehouse metadata: Paimon manifest sidecars, Parquet modular footers, BLOB files.
+#[derive(Parser, Debug)]
+#[command(name = "lakecore", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the built-in demonstration on generated data and print throughput figures.
+    Demo(demo::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo(args) => demo::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
+    }
+}

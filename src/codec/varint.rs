@@ -1,0 +1,465 @@
+//! Unsigned LEB128 varints, ZigZag, and delta streams built from them.
+//!
+//! A varint stores 7 value bits per byte, low group first; the high bit says "more bytes
+//! follow". Formats differ in how long a varint may be and whether the shortest form is
+//! required, so every decoder takes a [`VarintFormat`]:
+//!
+//! * [`VarintFormat::SIDECAR`]: at most 9 bytes (values up to `i64::MAX`), shortest form;
+//! * [`VarintFormat::U64`]: at most 10 bytes (any `u64`), shortest form;
+//! * [`VarintFormat::U64_LENIENT`]: at most 10 bytes, padding (`0x80 0x00`) accepted.
+//!
+//! Sorted sequences are stored as delta streams: each varint is the difference from the
+//! previous value (the first from a stated base). [`DeltaIter`] decodes them lazily with
+//! overflow and bounds checks; [`DeltaIter::decode_into`] is the bulk path that the SIMD
+//! kernels in [`crate::arch`] accelerate. Signed streams ([`ZigZagDeltaIter`]) carry ZigZag
+//! deltas. Nothing here allocates except the `alloc` encoders.
+//!
+//! ```
+//! use lakecore::codec::varint::{DeltaIter, VarintFormat};
+//! // IDs [0, 1, 2, 3, 4] as deltas from base 0.
+//! let stream = [0x00, 0x01, 0x01, 0x01, 0x01];
+//! let mut it = DeltaIter::new(&stream, 0, VarintFormat::SIDECAR).with_count(5);
+//! let ids: Result<Vec<u64>, _> = it.by_ref().collect();
+//! assert_eq!(ids.unwrap(), [0, 1, 2, 3, 4]);
+//! assert!(it.finish().is_ok());
+//! ```
+
+use crate::arch;
+use crate::error::{off, Error, ErrorKind, Result};
+use core::marker::PhantomData;
+
+pub use crate::arch::scalar::{zigzag_decode, zigzag_encode};
+
+/// How long a varint may be and whether its shortest form is required.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VarintFormat {
+    max_len: u8,
+    canonical: bool,
+}
+
+impl VarintFormat {
+    /// Sidecar varints: 1..=9 bytes (values `0..=i64::MAX`), shortest form only.
+    pub const SIDECAR: VarintFormat = VarintFormat {
+        max_len: 9,
+        canonical: true,
+    };
+    /// Full `u64` varints: 1..=10 bytes, shortest form only.
+    pub const U64: VarintFormat = VarintFormat {
+        max_len: 10,
+        canonical: true,
+    };
+    /// Full `u64` varints: 1..=10 bytes, non-shortest forms accepted.
+    pub const U64_LENIENT: VarintFormat = VarintFormat {
+        max_len: 10,
+        canonical: false,
+    };
+
+    /// A format with at most `max_len` bytes (1..=10) per varint; `None` outside that range.
+    pub const fn new(max_len: u8, canonical: bool) -> Option<VarintFormat> {
+        if max_len >= 1 && max_len <= MAX_VARINT_LEN as u8 {
+            Some(VarintFormat { max_len, canonical })
+        } else {
+            None
+        }
+    }
+
+    /// The longest varint this format accepts, in bytes.
+    pub const fn max_len(self) -> u8 {
+        self.max_len
+    }
+
+    /// Whether non-shortest encodings are rejected.
+    pub const fn is_canonical(self) -> bool {
+        self.canonical
+    }
+
+    /// The largest value this format can carry (`2^(7 * max_len) - 1`, or `u64::MAX`).
+    pub const fn max_value(self) -> u64 {
+        arch::scalar::low_mask(7 * self.max_len as u32)
+    }
+}
+
+/// The longest LEB128 encoding of a `u64`.
+pub const MAX_VARINT_LEN: usize = 10;
+
+/// The encoded length of `value` in bytes (1..=10).
+#[inline]
+pub const fn encoded_len(value: u64) -> usize {
+    let bits = 64 - (value | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+/// Encodes `value` in its shortest form into `buf`; returns the number of bytes used.
+///
+/// ```
+/// let mut buf = [0u8; 10];
+/// let n = lakecore::codec::varint::encode_u64(300, &mut buf);
+/// assert_eq!(&buf[..n], &[0xac, 0x02]);
+/// ```
+#[inline]
+pub fn encode_u64(mut value: u64, buf: &mut [u8; MAX_VARINT_LEN]) -> usize {
+    let mut len = 0;
+    for slot in buf.iter_mut() {
+        len += 1;
+        if value < 0x80 {
+            *slot = value as u8;
+            break;
+        }
+        *slot = (value as u8) | 0x80;
+        value >>= 7;
+    }
+    len
+}
+
+/// Appends the shortest encoding of `value` to `out`.
+#[cfg(feature = "alloc")]
+#[inline]
+pub fn push_u64(out: &mut alloc::vec::Vec<u8>, value: u64) {
+    let mut buf = [0u8; MAX_VARINT_LEN];
+    let n = encode_u64(value, &mut buf);
+    out.extend_from_slice(buf.get(..n).unwrap_or_default());
+}
+
+/// Appends an unsigned delta stream of `values` (non-decreasing, all `>= base`) to `out`.
+///
+/// Fails with [`ErrorKind::NotSorted`] (offset = index of the offending value) when a value is
+/// smaller than its predecessor.
+#[cfg(feature = "alloc")]
+pub fn push_deltas(out: &mut alloc::vec::Vec<u8>, base: u64, values: &[u64]) -> Result<()> {
+    let mut prev = base;
+    for (i, &v) in values.iter().enumerate() {
+        let d = v
+            .checked_sub(prev)
+            .ok_or(Error::new(ErrorKind::NotSorted, off(i)))?;
+        push_u64(out, d);
+        prev = v;
+    }
+    Ok(())
+}
+
+/// Appends a ZigZag delta stream of `values` starting from `base` to `out`.
+///
+/// Fails with [`ErrorKind::ArithmeticOverflow`] (offset = index) when a difference does not
+/// fit in an `i64`.
+#[cfg(feature = "alloc")]
+pub fn push_zigzag_deltas(out: &mut alloc::vec::Vec<u8>, base: i64, values: &[i64]) -> Result<()> {
+    let mut prev = base;
+    for (i, &v) in values.iter().enumerate() {
+        let d = v
+            .checked_sub(prev)
+            .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(i)))?;
+        push_u64(out, zigzag_encode(d));
+        prev = v;
+    }
+    Ok(())
+}
+
+/// Decodes one varint at the start of `bytes`: `(value, bytes used)`.
+///
+/// Error offsets are relative to `bytes`: the varint's first byte for overflow and
+/// non-canonical form, `bytes.len()` for truncation.
+///
+/// ```
+/// use lakecore::codec::varint::{decode_u64, VarintFormat};
+/// use lakecore::ErrorKind;
+/// assert_eq!(decode_u64(&[0xac, 0x02, 0xff], VarintFormat::SIDECAR).unwrap(), (300, 2));
+/// let e = decode_u64(&[0x80, 0x00], VarintFormat::SIDECAR).unwrap_err();
+/// assert_eq!(e.kind, ErrorKind::VarintNonCanonical);
+/// ```
+#[inline]
+pub fn decode_u64(bytes: &[u8], format: VarintFormat) -> Result<(u64, usize)> {
+    arch::scalar::decode_uvarint(bytes, format)
+}
+
+/// Counts the varints of a stream that must end exactly after its last varint, checking each
+/// one under `format` without producing values (the validation pass).
+pub fn count(bytes: &[u8], format: VarintFormat) -> Result<usize> {
+    arch::count_uvarints(bytes, format)
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// How a delta stream turns varints into values: [`Unsigned`] or [`ZigZag`].
+pub trait DeltaMode: sealed::Sealed + Copy {
+    /// The value type produced.
+    type Value: Copy + Ord + Default + core::fmt::Debug;
+    /// The smallest and largest value type values.
+    const FULL_RANGE: (Self::Value, Self::Value);
+    /// Applies one raw varint to the running value; `None` on overflow.
+    fn step(prev: Self::Value, raw: u64) -> Option<Self::Value>;
+    /// Bulk decode through the dispatched kernel.
+    fn bulk(
+        bytes: &[u8],
+        format: VarintFormat,
+        prev: Self::Value,
+        bounds: (Self::Value, Self::Value),
+        out: &mut [Self::Value],
+    ) -> Result<usize>;
+}
+
+/// Unsigned deltas: `v[i] = v[i-1] + d[i]` in `u64`.
+#[derive(Clone, Copy, Debug)]
+pub struct Unsigned;
+
+/// ZigZag signed deltas: `v[i] = v[i-1] + zigzag_decode(d[i])` in `i64`.
+#[derive(Clone, Copy, Debug)]
+pub struct ZigZag;
+
+impl sealed::Sealed for Unsigned {}
+impl sealed::Sealed for ZigZag {}
+
+impl DeltaMode for Unsigned {
+    type Value = u64;
+    const FULL_RANGE: (u64, u64) = (0, u64::MAX);
+    #[inline]
+    fn step(prev: u64, raw: u64) -> Option<u64> {
+        prev.checked_add(raw)
+    }
+    #[inline]
+    fn bulk(
+        bytes: &[u8],
+        format: VarintFormat,
+        prev: u64,
+        (min, max): (u64, u64),
+        out: &mut [u64],
+    ) -> Result<usize> {
+        arch::delta_decode_u64(bytes, format, prev, min, max, out)
+    }
+}
+
+impl DeltaMode for ZigZag {
+    type Value = i64;
+    const FULL_RANGE: (i64, i64) = (i64::MIN, i64::MAX);
+    #[inline]
+    fn step(prev: i64, raw: u64) -> Option<i64> {
+        prev.checked_add(zigzag_decode(raw))
+    }
+    #[inline]
+    fn bulk(
+        bytes: &[u8],
+        format: VarintFormat,
+        prev: i64,
+        (min, max): (i64, i64),
+        out: &mut [i64],
+    ) -> Result<usize> {
+        arch::delta_decode_zigzag(bytes, format, prev, min, max, out)
+    }
+}
+
+/// A lazy, checked decoder of a delta stream over borrowed bytes.
+///
+/// Yields `Result<value>`; after the first error it yields nothing more (it is fused). The
+/// stream either has a declared count ([`with_count`](Self::with_count)) or runs to the end
+/// of its bytes. Stop early by dropping it; call [`finish`](Self::finish) to check the rest
+/// of the stream and that it ends exactly after its last value.
+#[derive(Clone, Debug)]
+pub struct DeltaIter<'a, M: DeltaMode = Unsigned> {
+    bytes: &'a [u8],
+    pos: usize,
+    origin: u64,
+    prev: M::Value,
+    remaining: Option<u64>,
+    min: M::Value,
+    max: M::Value,
+    format: VarintFormat,
+    error: Option<Error>,
+    _mode: PhantomData<M>,
+}
+
+/// A lazy decoder of ZigZag signed delta streams (`i64` values).
+pub type ZigZagDeltaIter<'a> = DeltaIter<'a, ZigZag>;
+
+impl<'a> DeltaIter<'a, Unsigned> {
+    /// A decoder of unsigned deltas in `bytes` whose first delta is taken from `base`; it
+    /// runs to the end of `bytes` unless a count is set, and accepts every value until bounds
+    /// are set.
+    pub fn new(bytes: &'a [u8], base: u64, format: VarintFormat) -> Self {
+        Self::with_mode(bytes, base, format)
+    }
+}
+
+impl<'a> DeltaIter<'a, ZigZag> {
+    /// A decoder of ZigZag deltas in `bytes` whose first delta is taken from `base`; it runs
+    /// to the end of `bytes` unless a count is set, and accepts every value until bounds are
+    /// set.
+    pub fn zigzag(bytes: &'a [u8], base: i64, format: VarintFormat) -> Self {
+        Self::with_mode(bytes, base, format)
+    }
+}
+
+impl<'a, M: DeltaMode> DeltaIter<'a, M> {
+    fn with_mode(bytes: &'a [u8], base: M::Value, format: VarintFormat) -> Self {
+        DeltaIter {
+            bytes,
+            pos: 0,
+            origin: 0,
+            prev: base,
+            remaining: None,
+            min: M::FULL_RANGE.0,
+            max: M::FULL_RANGE.1,
+            format,
+            error: None,
+            _mode: PhantomData,
+        }
+    }
+
+    /// Expects exactly `count` values.
+    #[must_use]
+    pub fn with_count(mut self, count: u64) -> Self {
+        self.remaining = Some(count);
+        self
+    }
+
+    /// Requires every value to lie in `[min, max]` ([`ErrorKind::OutOfBounds`] otherwise).
+    #[must_use]
+    pub fn with_bounds(mut self, min: M::Value, max: M::Value) -> Self {
+        self.min = min;
+        self.max = max;
+        self
+    }
+
+    /// Reports error offsets as `origin + position in bytes` (e.g. a file offset).
+    #[must_use]
+    pub fn with_origin(mut self, origin: u64) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// The absolute offset of the next varint.
+    pub fn position(&self) -> u64 {
+        self.origin.saturating_add(off(self.pos))
+    }
+
+    /// The last value produced (the base before the first).
+    pub fn last_value(&self) -> M::Value {
+        self.prev
+    }
+
+    /// How many values are left, when a count was set.
+    pub fn remaining(&self) -> Option<u64> {
+        self.remaining
+    }
+
+    fn done(&self) -> bool {
+        self.error.is_some()
+            || match self.remaining {
+                Some(n) => n == 0,
+                None => self.pos >= self.bytes.len(),
+            }
+    }
+
+    fn fail(&mut self, e: Error) -> Error {
+        let e = e.shifted(self.origin);
+        self.error = Some(e);
+        e
+    }
+
+    /// Decodes up to `out.len()` values (fewer when the stream's count or bytes end first)
+    /// into `out` through the bulk kernels; returns how many were written.
+    ///
+    /// ```
+    /// use lakecore::codec::varint::{DeltaIter, VarintFormat};
+    /// let mut out = [0u64; 8];
+    /// let mut it = DeltaIter::new(&[5, 1, 0x80, 0x01], 10, VarintFormat::U64).with_count(3);
+    /// assert_eq!(it.decode_into(&mut out).unwrap(), 3);
+    /// assert_eq!(&out[..3], &[15, 16, 144]);
+    /// ```
+    pub fn decode_into(&mut self, out: &mut [M::Value]) -> Result<usize> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let Some(limit) = self.remaining else {
+            // Unknown count: decode one at a time to the end of the bytes.
+            let mut n = 0;
+            for slot in out.iter_mut() {
+                match self.next() {
+                    Some(Ok(v)) => *slot = v,
+                    Some(Err(e)) => return Err(e),
+                    None => break,
+                }
+                n += 1;
+            }
+            return Ok(n);
+        };
+        let n = usize::try_from(limit).unwrap_or(usize::MAX).min(out.len());
+        let dst = out.get_mut(..n).unwrap_or_default();
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        match M::bulk(rest, self.format, self.prev, (self.min, self.max), dst) {
+            Ok(used) => {
+                self.pos += used;
+                if let Some(&last) = dst.last() {
+                    self.prev = last;
+                }
+                self.remaining = Some(limit - off(n));
+                Ok(n)
+            }
+            Err(e) => {
+                let e = e.shifted(off(self.pos));
+                Err(self.fail(e))
+            }
+        }
+    }
+
+    /// The error that stopped the stream, if any.
+    pub fn error(&self) -> Option<Error> {
+        self.error
+    }
+
+    /// Checks the rest of the stream (every remaining value decoded and checked) and that the
+    /// bytes end exactly after the last value ([`ErrorKind::TrailingBytes`] otherwise).
+    pub fn finish(mut self) -> Result<()> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        for item in self.by_ref() {
+            item?;
+        }
+        if self.pos < self.bytes.len() {
+            return Err(Error::new(ErrorKind::TrailingBytes, self.position()));
+        }
+        Ok(())
+    }
+}
+
+impl<M: DeltaMode> Iterator for DeltaIter<'_, M> {
+    type Item = Result<M::Value>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done() {
+            return None;
+        }
+        let at = self.pos;
+        let rest = self.bytes.get(at..).unwrap_or_default();
+        let (raw, used) = match arch::scalar::decode_uvarint(rest, self.format) {
+            Ok(x) => x,
+            Err(e) => return Some(Err(self.fail(e.shifted(off(at))))),
+        };
+        let Some(value) = M::step(self.prev, raw) else {
+            return Some(Err(
+                self.fail(Error::new(ErrorKind::ArithmeticOverflow, off(at)))
+            ));
+        };
+        if value < self.min || value > self.max {
+            return Some(Err(self.fail(Error::new(ErrorKind::OutOfBounds, off(at)))));
+        }
+        self.pos = at + used;
+        self.prev = value;
+        if let Some(n) = self.remaining.as_mut() {
+            *n -= 1;
+        }
+        Some(Ok(value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self.remaining {
+            _ if self.error.is_some() => (0, Some(0)),
+            Some(n) => (0, usize::try_from(n).ok()),
+            None => (0, Some(self.bytes.len().saturating_sub(self.pos))),
+        }
+    }
+}
+
+impl<M: DeltaMode> core::iter::FusedIterator for DeltaIter<'_, M> {}

@@ -1,0 +1,166 @@
+//! The crate's one error type: what went wrong ([`ErrorKind`]) and where (a byte offset).
+//!
+//! This module owns error values only; it knows nothing of formats or I/O. Errors are `Copy`,
+//! two words wide and never allocate, so validators can return them from `no_std` code and
+//! callers can match on the kind without string parsing.
+
+use core::fmt;
+
+/// What went wrong while reading untrusted bytes.
+///
+/// The set grows with the formats; match with a wildcard arm.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The input ended before a complete field could be read; the offset is where more bytes
+    /// were needed.
+    Truncated,
+    /// A magic number or marker did not match.
+    BadMagic,
+    /// A format version this crate does not read.
+    UnsupportedVersion,
+    /// A stored checksum (SHA-256, CRC-32) does not match the bytes it covers.
+    ChecksumMismatch,
+    /// A varint has more bytes than its format allows, or its value does not fit in 64 bits
+    /// (or in the format's narrower bound, e.g. the 9th byte of a 9-byte varint has its
+    /// continuation bit set).
+    VarintOverflow,
+    /// A multi-byte varint is not in its shortest form (it ends in a `0x00` byte).
+    VarintNonCanonical,
+    /// A decoded value lies outside the bounds the format or the caller set.
+    OutOfBounds,
+    /// Adding a delta to the running value overflowed.
+    ArithmeticOverflow,
+    /// A bit width outside the range the context allows.
+    InvalidBitWidth,
+    /// Bits that must be zero (padding after the last packed value) are not.
+    NonZeroPadding,
+    /// A count or size exceeds a configured limit; refused before any allocation.
+    LimitExceeded,
+    /// A stream or region has bytes left over after its last declared element.
+    TrailingBytes,
+    /// A length or count field is negative, zero where it must not be, or inconsistent.
+    InvalidLength,
+    /// Values that must be sorted (or strictly increasing) are not.
+    NotSorted,
+    /// A value that must be unique appears twice.
+    Duplicate,
+    /// A value differs from what the caller or another field says it must be.
+    Mismatch,
+    /// A field holds a value that is not allowed there.
+    InvalidValue,
+    /// Thrift: a field has a wire type other than its declared type.
+    ThriftWireType,
+    /// Thrift: a required field is missing.
+    ThriftMissingField,
+    /// Thrift: a field appears twice in one struct.
+    ThriftDuplicateField,
+    /// Thrift: a union has other than exactly one member set.
+    ThriftUnion,
+    /// Nesting is deeper than the configured limit.
+    DepthLimit,
+    /// The bytes needed lie outside the window the caller supplied; the error's offset is the
+    /// first needed byte and `end` the exclusive end. Fetch them and retry.
+    NeedsBytes {
+        /// Exclusive end of the absolute byte range that is needed.
+        end: u64,
+    },
+}
+
+impl ErrorKind {
+    /// A short, stable, lowercase name of the kind (used in CLI output and logs).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Truncated => "truncated",
+            ErrorKind::BadMagic => "bad magic",
+            ErrorKind::UnsupportedVersion => "unsupported version",
+            ErrorKind::ChecksumMismatch => "checksum mismatch",
+            ErrorKind::VarintOverflow => "varint overflow",
+            ErrorKind::VarintNonCanonical => "non-canonical varint",
+            ErrorKind::OutOfBounds => "value out of bounds",
+            ErrorKind::ArithmeticOverflow => "arithmetic overflow",
+            ErrorKind::InvalidBitWidth => "invalid bit width",
+            ErrorKind::NonZeroPadding => "non-zero padding",
+            ErrorKind::LimitExceeded => "limit exceeded",
+            ErrorKind::TrailingBytes => "trailing bytes",
+            ErrorKind::InvalidLength => "invalid length",
+            ErrorKind::NotSorted => "not sorted",
+            ErrorKind::Duplicate => "duplicate",
+            ErrorKind::Mismatch => "mismatch",
+            ErrorKind::InvalidValue => "invalid value",
+            ErrorKind::ThriftWireType => "thrift wire type",
+            ErrorKind::ThriftMissingField => "thrift missing field",
+            ErrorKind::ThriftDuplicateField => "thrift duplicate field",
+            ErrorKind::ThriftUnion => "thrift union",
+            ErrorKind::DepthLimit => "depth limit",
+            ErrorKind::NeedsBytes { .. } => "needs bytes",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An error in untrusted input: its [`ErrorKind`] and the byte offset where it was found.
+///
+/// The offset is absolute when the reader was told where its bytes start (a cursor over a
+/// window of a file reports file offsets), otherwise relative to the slice it was given.
+///
+/// ```
+/// use lakecore::{Error, ErrorKind};
+/// let e = Error::new(ErrorKind::Truncated, 12);
+/// assert_eq!(e.to_string(), "truncated at byte 12");
+/// assert_eq!(e.shifted(100).offset, 112);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Error {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// Where: the byte offset of the offending element (for [`ErrorKind::Truncated`], where
+    /// more bytes were needed).
+    pub offset: u64,
+}
+
+impl Error {
+    /// An error of `kind` at `offset`.
+    #[inline]
+    pub const fn new(kind: ErrorKind, offset: u64) -> Self {
+        Error { kind, offset }
+    }
+
+    /// The same error with its offset moved by `base` (to turn a slice-relative offset into a
+    /// file offset). Saturates instead of wrapping.
+    #[inline]
+    #[must_use]
+    pub const fn shifted(self, base: u64) -> Self {
+        Error {
+            kind: self.kind,
+            offset: self.offset.saturating_add(base),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            ErrorKind::NeedsBytes { end } => {
+                write!(f, "needs bytes [{}, {})", self.offset, end)
+            }
+            kind => write!(f, "{} at byte {}", kind, self.offset),
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+/// Shorthand for results whose error is [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// Converts a slice length or index to a `u64` offset (lossless on every supported target).
+#[inline]
+pub(crate) const fn off(n: usize) -> u64 {
+    n as u64
+}

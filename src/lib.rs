@@ -1,0 +1,50 @@
+//! # lakecore
+//!
+//! Zero-copy readers for lakehouse metadata straight out of memory-mapped files: Apache
+//! Paimon manifest sidecars, Parquet modular-footer metadata pages and Paimon BLOB files.
+//! Views validate borrowed bytes once, in place, then decode their varint and bit-packed
+//! arrays lazily (SIMD kernels with scalar fallbacks) and select exactly the byte ranges a
+//! scan needs — without allocating on those paths.
+//!
+//! The core is `#![no_std]`; feature `alloc` adds builders and writers, `std` (default) adds
+//! file I/O, `simd` (default) the SIMD kernels, `cli` the `lakecore` tool.
+//!
+//! Layers, top to bottom: [`error`] and [`bytes`] (errors, the checked cursor), [`codec`]
+//! (varints, bit packing, checksums), [`arch`] (CPU-specific kernels and their dispatch).
+//!
+//! ```
+//! use lakecore::codec::varint::{ZigZagDeltaIter, VarintFormat};
+//! // BLOB index lengths [22, -1, 22] as ZigZag deltas: 22, -23, +23.
+//! let index = [0x2c, 0x2d, 0x2e];
+//! let lengths: Vec<i64> = ZigZagDeltaIter::zigzag(&index, 0, VarintFormat::U64)
+//!     .collect::<Result<_, _>>()
+//!     .unwrap();
+//! assert_eq!(lengths, [22, -1, 22]);
+//! ```
+
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod arch;
+pub mod bytes;
+pub mod codec;
+pub mod error;
+
+pub use error::{Error, ErrorKind, Result};
