@@ -177,19 +177,56 @@ fn load_le_partial(bytes: &[u8]) -> u64 {
 
 /// Unpacks `out.len()` values of `width` bits (0..=32) starting at value index `start`.
 pub fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
-    let mut bit = off(start).wrapping_mul(u64::from(width));
+    let mut bit = off(start).saturating_mul(u64::from(width));
     for slot in out.iter_mut() {
         // Truncation is exact: `width <= 32` (callers check), so the field fits.
         *slot = read_bits(bytes, bit, width.min(32)) as u32;
-        bit = bit.wrapping_add(u64::from(width));
+        bit = bit.saturating_add(u64::from(width));
     }
 }
 
 /// Unpacks `out.len()` values of `width` bits (0..=64) starting at value index `start`.
 pub fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
-    let mut bit = off(start).wrapping_mul(u64::from(width));
+    let mut bit = off(start).saturating_mul(u64::from(width));
     for slot in out.iter_mut() {
         *slot = read_bits(bytes, bit, width);
-        bit = bit.wrapping_add(u64::from(width));
+        bit = bit.saturating_add(u64::from(width));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_bits_at_the_slice_end_reads_zero_fill() {
+        // 64-bit field at bit 4 spills into a ninth byte.
+        let bytes = [0xf0u8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f];
+        assert_eq!(read_bits(&bytes, 4, 64), u64::MAX);
+        assert_eq!(read_bits(&bytes, 68, 4), 0x0);
+        assert_eq!(read_bits(&bytes, 64, 4), 0xf);
+        // Past the end: zeros, no panic.
+        assert_eq!(read_bits(&bytes, 1 << 40, 64), 0);
+        assert_eq!(read_bits(&bytes, u64::MAX, 64), 0);
+        assert_eq!(read_bits(&[], 0, 0), 0);
+    }
+
+    #[test]
+    fn unpack_tolerates_short_input() {
+        let mut out = [7u32; 4];
+        unpack_u32(&[0xff], 8, 0, &mut out);
+        assert_eq!(out, [0xff, 0, 0, 0]);
+        let mut out = [7u64; 2];
+        unpack_u64(&[0xff; 3], 64, usize::MAX, &mut out);
+        assert_eq!(out, [0, 0]);
+    }
+
+    #[test]
+    fn zigzag_is_a_bijection_at_the_ends() {
+        for v in [0i64, -1, 1, i64::MIN, i64::MAX, -64, 63] {
+            assert_eq!(zigzag_decode(zigzag_encode(v)), v);
+        }
+        assert_eq!(zigzag_encode(-1), 1);
+        assert_eq!(zigzag_encode(i64::MAX), u64::MAX - 1);
     }
 }

@@ -12,6 +12,7 @@ pub enum Failure {
         error: lakecore::Error,
     },
     /// An I/O problem (missing file, permission): exit status 1.
+    #[allow(dead_code)]
     Io {
         context: String,
         error: std::io::Error,
@@ -30,6 +31,7 @@ impl Failure {
     }
 
     /// An I/O failure for `context`.
+    #[allow(dead_code)]
     pub fn io(context: impl fmt::Display, error: std::io::Error) -> Self {
         Failure::Io {
             context: context.to_string(),
