@@ -48,3 +48,8 @@ pub mod codec;
 pub mod error;
 
 pub use error::{Error, ErrorKind, Result};
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
