@@ -46,5 +46,6 @@ pub mod arch;
 pub mod bytes;
 pub mod codec;
 pub mod error;
+pub mod footer;
 
 pub use error::{Error, ErrorKind, Result};

@@ -426,6 +426,12 @@ impl<'a> Reader<'a> {
         Ok(h)
     }
 
+    /// Checks that `f` is a struct field without entering it (for a nested parser that
+    /// enters itself).
+    pub fn check_struct(f: Field) -> Result<()> {
+        Self::expect(f, FieldType::Struct)
+    }
+
     /// Checks that `f` is a struct field and enters it.
     pub fn field_struct(&mut self, f: Field) -> Result<StructState> {
         Self::expect(f, FieldType::Struct)?;
