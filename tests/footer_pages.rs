@@ -1,4 +1,5 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+#![cfg(feature = "alloc")]
 //! Metadata page headers and payload views: the profile's worked bytes, and the page rules.
 
 use lakecore::codec::thrift::Writer;

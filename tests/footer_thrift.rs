@@ -1,4 +1,5 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+#![cfg(feature = "alloc")]
 //! Thrift compact protocol: round trips against an independent encoder written here, and one
 //! test per error rule.
 
