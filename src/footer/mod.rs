@@ -35,6 +35,8 @@ pub mod schema;
 pub mod view;
 
 #[cfg(feature = "alloc")]
+pub mod convert;
+#[cfg(feature = "alloc")]
 pub mod writer;
 
 pub use page::{ArrayPage, EncodingHeader, MetadataPageHeader};
