@@ -221,9 +221,9 @@ pub fn compare(original: &[u8], converted: &[u8]) {
             assert_eq!(st.nan_count, os.nan_count_opt());
             assert_eq!(concat(&st, false).as_deref(), os.min_bytes_opt());
             assert_eq!(concat(&st, true).as_deref(), os.max_bytes_opt());
-            if st.min.is_some() {
-                assert_eq!(st.min.unwrap().exact, os.min_is_exact());
-                assert_eq!(st.max.unwrap().exact, os.max_is_exact());
+            if let (Some(min), Some(max)) = (st.min, st.max) {
+                assert_eq!(min.exact, os.min_is_exact());
+                assert_eq!(max.exact, os.max_is_exact());
             }
             // Offset index.
             let oi = f.offset_index(c32, g32).unwrap().unwrap();
