@@ -2,6 +2,8 @@
 //! oracle that compares every accessor of an opened footer with the input it was built from.
 #![allow(dead_code, clippy::unwrap_used, clippy::indexing_slicing)]
 
+pub mod thrift_oracle;
+
 use lakecore::footer::view::Statistics;
 use lakecore::footer::writer::{
     ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput, PageStatsInput, StatsInput,

@@ -207,78 +207,6 @@ pub fn placement(f: &ModularFooter<'_>, column: u32, json: bool) -> lakecore::Re
     Ok(s)
 }
 
-/// A synthetic standard Parquet file: `PAR1`, `columns * row_groups` fake 64-byte chunks,
-/// and a classic `FileMetaData` footer (INT64 leaves with statistics, every third chunk with
-/// a dictionary page) written with the crate's Thrift writer.
-pub fn synthetic_standard_file(columns: usize, row_groups: usize, seed: u64) -> Vec<u8> {
-    use lakecore::codec::thrift::{FieldType, Writer};
-    const CHUNK: usize = 64;
-    let mut rng = crate::demo::Rng::new(seed);
-    let mut file = b"PAR1".to_vec();
-    file.resize(4 + columns * row_groups * CHUNK, 0);
-    let rows = 1000i64;
-    let mut w = Writer::new();
-    w.struct_begin();
-    w.field_i32(1, 2);
-    w.field_list(2, FieldType::Struct, columns + 1);
-    w.struct_begin();
-    w.field_binary(4, b"schema");
-    w.field_i32(5, columns as i32);
-    w.struct_end();
-    for c in 0..columns {
-        w.struct_begin();
-        w.field_i32(1, 2);
-        w.field_i32(3, 1);
-        w.field_binary(4, format!("c{c}").as_bytes());
-        w.struct_end();
-    }
-    w.field_i64(3, rows * row_groups as i64);
-    w.field_list(4, FieldType::Struct, row_groups);
-    for g in 0..row_groups {
-        w.struct_begin();
-        w.field_list(1, FieldType::Struct, columns);
-        for c in 0..columns {
-            let start = (4 + (g * columns + c) * CHUNK) as i64;
-            let dict = c % 3 == 0;
-            w.struct_begin();
-            w.field_i64(2, start);
-            w.field_struct(3);
-            w.field_i32(1, 2);
-            w.field_list(2, FieldType::I32, 2);
-            w.i32(0);
-            w.i32(3);
-            w.field_list(3, FieldType::Binary, 1);
-            w.binary(format!("c{c}").as_bytes());
-            w.field_i32(4, 0);
-            w.field_i64(5, rows);
-            w.field_i64(6, CHUNK as i64 + (rng.next_u64() % 100) as i64);
-            w.field_i64(7, CHUNK as i64);
-            w.field_i64(9, if dict { start + 16 } else { start });
-            if dict {
-                w.field_i64(11, start);
-            }
-            w.field_struct(12);
-            w.field_i64(3, (rng.next_u64() % 10) as i64);
-            let lo = (rng.next_u64() % 1_000_000) as i64;
-            w.field_binary(5, &(lo + 999).to_le_bytes());
-            w.field_binary(6, &lo.to_le_bytes());
-            w.struct_end();
-            w.struct_end();
-            w.struct_end();
-        }
-        w.field_i64(2, (columns * CHUNK) as i64);
-        w.field_i64(3, rows);
-        w.struct_end();
-    }
-    w.field_binary(6, b"lakecore demo");
-    w.struct_end();
-    let footer = w.into_bytes();
-    file.extend_from_slice(&footer);
-    file.extend_from_slice(&(footer.len() as u32).to_le_bytes());
-    file.extend_from_slice(b"PAR1");
-    file
-}
-
 /// Demo section: convert a generated wide file, then read one column's placement from the
 /// modular footer and from a full decode of the standard footer.
 pub fn demo() -> CliResult {
@@ -286,7 +214,7 @@ pub fn demo() -> CliResult {
     use std::time::Instant;
     let (columns, row_groups) = (5_000usize, 10usize);
     println!("\n== Parquet modular footer: {columns} columns x {row_groups} row groups");
-    let standard = synthetic_standard_file(columns, row_groups, 7);
+    let standard = convert::synthetic_standard_file(columns, row_groups, 7);
     let (start, len) =
         convert::standard_footer_range(&standard).map_err(|e| Failure::invalid("demo", e))?;
     let modular = convert::convert(&standard).map_err(|e| Failure::invalid("demo", e))?;
