@@ -40,7 +40,7 @@ pub mod convert;
 pub mod writer;
 
 pub use page::{ArrayPage, EncodingHeader, MetadataPageHeader};
-pub use view::{Limits, ModularFooter};
+pub use view::{Limits, ModularFooter, PlacementArrays};
 
 /// The trailer magic of a file with a modular footer.
 pub const MAGIC: [u8; 4] = *b"PARM";

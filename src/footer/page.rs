@@ -365,6 +365,7 @@ impl<'a> ArrayPage<'a> {
     }
 
     /// The logical domain size (`num_values`).
+    #[inline]
     pub fn len(&self) -> usize {
         self.header.num_values as usize
     }
@@ -401,6 +402,7 @@ impl<'a> ArrayPage<'a> {
     /// present positions when sparse (binary search, O(log n)), `None` when absent.
     ///
     /// Fails with [`ErrorKind::OutOfBounds`] (at the payload) when `i >= num_values`.
+    #[inline]
     pub fn slot(&self, i: usize) -> Result<Option<usize>> {
         if i >= self.len() {
             return Err(Error::new(ErrorKind::OutOfBounds, self.payload_offset));
@@ -425,6 +427,7 @@ impl<'a> ArrayPage<'a> {
         Ok(None)
     }
 
+    #[inline]
     fn check_value(&self, v: u64) -> Result<u64> {
         let bad = Error::new(ErrorKind::OutOfBounds, self.payload_offset);
         if self.header.value_type == ValueType::Uint64 && v > i64::MAX as u64 {
@@ -440,6 +443,7 @@ impl<'a> ArrayPage<'a> {
 
     /// Integer or boolean value at position `i` (`None` = absent). O(1) dense, O(log n)
     /// sparse. UINT64 values above `i64::MAX` and out-of-range enum values are errors.
+    #[inline]
     pub fn get(&self, i: usize) -> Result<Option<u64>> {
         match self.slot(i)? {
             Some(s) => self.value_at_slot(s).map(Some),
@@ -448,11 +452,13 @@ impl<'a> ArrayPage<'a> {
     }
 
     /// Boolean value at position `i`.
+    #[inline]
     pub fn get_bool(&self, i: usize) -> Result<Option<bool>> {
         Ok(self.get(i)?.map(|v| v != 0))
     }
 
     /// The integer value in slot `s` (see [`ArrayPage::slot`]).
+    #[inline]
     pub fn value_at_slot(&self, s: usize) -> Result<u64> {
         let v = self
             .values
@@ -462,6 +468,7 @@ impl<'a> ArrayPage<'a> {
     }
 
     /// Byte string at position `i` (`None` = absent), borrowed from the payload.
+    #[inline]
     pub fn get_bytes(&self, i: usize) -> Result<Option<&'a [u8]>> {
         match self.slot(i)? {
             Some(s) => self.bytes_at_slot(s).map(Some),
@@ -470,6 +477,7 @@ impl<'a> ArrayPage<'a> {
     }
 
     /// The byte string in slot `s`.
+    #[inline]
     pub fn bytes_at_slot(&self, s: usize) -> Result<&'a [u8]> {
         let bad = Error::new(ErrorKind::OutOfBounds, self.payload_offset);
         let a = self.values.get(s).ok_or(bad)?;
@@ -491,6 +499,27 @@ impl<'a> ArrayPage<'a> {
         self.values
             .unpack_u64(start, out)
             .map_err(|e| Error::new(e.kind, self.payload_offset))
+    }
+
+    /// [`ArrayPage::unpack_u64`] followed by the value checks of [`ArrayPage::get`] (UINT64
+    /// values `<= i64::MAX`, enum ranges) over the unpacked values.
+    pub fn unpack_checked_u64(&self, start: usize, out: &mut [u64]) -> Result<()> {
+        self.unpack_u64(start, out)?;
+        let limit = match super::enum_max(self.header.array) {
+            Some(max) => max,
+            None if self.header.value_type == ValueType::Uint64 => i64::MAX as u64,
+            None => u64::MAX,
+        };
+        let max = out.iter().copied().max().unwrap_or(0);
+        if max > limit {
+            let kind = if super::enum_max(self.header.array).is_some() {
+                ErrorKind::InvalidValue
+            } else {
+                ErrorKind::OutOfBounds
+            };
+            return Err(Error::new(kind, self.payload_offset));
+        }
+        Ok(())
     }
 
     /// The value-level rules, O(n): positions strictly increasing and `< num_values`,

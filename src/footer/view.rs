@@ -63,18 +63,29 @@ pub struct ModuleLocation {
     pub length: u64,
 }
 
-/// The placement arrays (all required).
+/// The nine placement arrays (all required), for bulk reads through the unpack kernels
+/// ([`ArrayPage::unpack_u64`]); all are dense, chunk arrays over `K = C * G` (column-major),
+/// `first_dictionary_page` over `K + 1`, `physical_type` over `C`.
 #[derive(Clone, Copy, Debug)]
-struct Placement<'a> {
-    data_page_offset: ArrayPage<'a>,
-    first_dictionary_page: ArrayPage<'a>,
-    dictionary_page_offset: ArrayPage<'a>,
-    total_compressed_size: ArrayPage<'a>,
-    total_uncompressed_size: ArrayPage<'a>,
-    num_values: ArrayPage<'a>,
-    codec: ArrayPage<'a>,
-    physical_type: ArrayPage<'a>,
-    is_fully_dictionary_encoded: ArrayPage<'a>,
+pub struct PlacementArrays<'a> {
+    /// DATA_PAGE_OFFSET.
+    pub data_page_offset: ArrayPage<'a>,
+    /// FIRST_DICTIONARY_PAGE (CSR).
+    pub first_dictionary_page: ArrayPage<'a>,
+    /// DICTIONARY_PAGE_OFFSET.
+    pub dictionary_page_offset: ArrayPage<'a>,
+    /// TOTAL_COMPRESSED_SIZE.
+    pub total_compressed_size: ArrayPage<'a>,
+    /// TOTAL_UNCOMPRESSED_SIZE.
+    pub total_uncompressed_size: ArrayPage<'a>,
+    /// NUM_VALUES.
+    pub num_values: ArrayPage<'a>,
+    /// CODEC.
+    pub codec: ArrayPage<'a>,
+    /// PHYSICAL_TYPE.
+    pub physical_type: ArrayPage<'a>,
+    /// IS_FULLY_DICTIONARY_ENCODED.
+    pub is_fully_dictionary_encoded: ArrayPage<'a>,
 }
 
 /// Statistic arrays over one domain (chunks or page ordinals).
@@ -453,7 +464,7 @@ pub struct ModularFooter<'a> {
     /// Bytes of the `row_group_num_rows` list elements (varints), and the count.
     rg_rows: (&'a [u8], u64),
     modules: [Option<ModuleLocation>; 6],
-    placement: Option<Placement<'a>>,
+    placement: Option<PlacementArrays<'a>>,
     stats: Option<StatArrays<'a>>,
     offset_index: Option<ArrayPage<'a>>,
     column_index: Option<ArrayPage<'a>>,
@@ -877,7 +888,7 @@ impl<'a> ModularFooter<'a> {
         if last != off(dict.len()) {
             return Err(Error::new(ErrorKind::Mismatch, fdp.payload_offset()));
         }
-        self.placement = Some(Placement {
+        self.placement = Some(PlacementArrays {
             data_page_offset: dpo,
             first_dictionary_page: fdp,
             dictionary_page_offset: dict,
@@ -932,10 +943,16 @@ impl<'a> ModularFooter<'a> {
         Ok(())
     }
 
-    fn placement(&self) -> Result<&Placement<'a>> {
+    fn placement(&self) -> Result<&PlacementArrays<'a>> {
         self.placement
             .as_ref()
             .ok_or(Error::new(ErrorKind::ThriftMissingField, self.root_offset))
+    }
+
+    /// The placement arrays, for bulk reads (e.g. every chunk's data page offset with one
+    /// [`ArrayPage::unpack_checked_u64`] call).
+    pub fn placement_arrays(&self) -> Result<PlacementArrays<'a>> {
+        self.placement().copied()
     }
 
     /// Number of row groups `G`.
