@@ -12,16 +12,27 @@ mod footer_support;
 use footer_support::{build, random_input};
 use lakecore::footer::ModularFooter;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // Per thread, so the test harness's own threads do not count.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
 
 // SAFETY: forwards to the system allocator unchanged; only counts calls.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        count();
         // SAFETY: same contract as the caller's.
         unsafe { System.alloc(layout) }
     }
@@ -30,7 +41,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        count();
         // SAFETY: same contract as the caller's.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -44,7 +55,7 @@ fn open_validate_and_access_do_not_allocate() {
     let (input, data_len) = random_input(99, 12, 5);
     let file = build(&input, data_len);
     let mut sink = 0u64;
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     let f = ModularFooter::new(&file, 0).unwrap();
     f.validate().unwrap();
     for c in 0..f.num_columns() {
@@ -76,7 +87,7 @@ fn open_validate_and_access_do_not_allocate() {
     if let Some(m) = f.file_metadata().unwrap() {
         sink += m.created_by.map_or(0, |b| b.len() as u64);
     }
-    let after = ALLOCATIONS.load(Ordering::SeqCst);
+    let after = allocations();
     assert_eq!(after - before, 0, "allocations on the read path");
     assert!(sink > 0);
 }
