@@ -6,8 +6,8 @@
 //! [`crate::codec::thrift`] and [`crate::codec::bitpack`] and knows nothing about files or
 //! I/O: callers hand it a byte window and the absolute offset of its first byte.
 //!
-//! - [`page`]: [`MetadataPageHeader`](page::MetadataPageHeader) and the payload view
-//!   [`ArrayPage`](page::ArrayPage) (dense O(1) `get`, sparse O(log n) lookup).
+//! - [`page`]: [`MetadataPageHeader`] and the payload view
+//!   [`ArrayPage`] (dense O(1) `get`, sparse O(log n) lookup).
 //! - [`view`]: [`ModularFooter`], structural validation on open (root, directory,
 //!   descriptors, page headers: work independent of the column count), O(1) typed accessors,
 //!   and [`ModularFooter::validate`] for the value-level rules over every array.
