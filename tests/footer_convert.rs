@@ -298,3 +298,26 @@ fn rejects_non_parquet_and_encrypted_footers() {
         lakecore::ErrorKind::UnsupportedVersion
     );
 }
+
+#[test]
+fn mutated_standard_footers_never_panic() {
+    let original = write_parquet(1, 2, 20);
+    let (start, len) = lakecore::footer::convert::standard_footer_range(&original).unwrap();
+    // Every byte of the footer and of the page indexes before it, several flips each.
+    let (_, data_end) = lakecore::footer::convert::read_standard(&original).unwrap();
+    for i in data_end.min(start)..start + len {
+        for flip in [1u8, 0x20, 0x80, 0xff] {
+            let mut m = original.clone();
+            m[i] ^= flip;
+            if let Ok(out) = convert(&m) {
+                // Whatever converts must open as a valid modular footer.
+                let f = ModularFooter::new(&out, 0)
+                    .unwrap_or_else(|e| panic!("byte {i} flip {flip}: open {e:?}"));
+                if let Err(e) = f.validate() {
+                    let mods: Vec<_> = f.modules().collect();
+                    panic!("byte {i} flip {flip}: validate {e:?} {mods:?}");
+                }
+            }
+        }
+    }
+}

@@ -108,9 +108,16 @@ pub fn read_standard(file: &[u8]) -> Result<(FooterInput, usize)> {
                 }
                 row_groups = Some(rgs);
             }
-            5 => input.key_value_metadata = Some(r.field_raw(f)?.to_vec()),
+            5 => {
+                let raw =
+                    raw_struct_list(&mut r, f, |r| super::schema::parse_key_value(r).map(|_| ()))?;
+                input.key_value_metadata = Some(raw.to_vec());
+            }
             6 => input.created_by = Some(r.field_binary(f)?.to_vec()),
-            7 => input.column_orders = Some(r.field_raw(f)?.to_vec()),
+            7 => {
+                let raw = raw_struct_list(&mut r, f, |r| r.skip_struct())?;
+                input.column_orders = Some(raw.to_vec());
+            }
             8 => return Err(Error::new(ErrorKind::UnsupportedVersion, f.offset)),
             _ => r.skip_field(f)?,
         }
@@ -122,6 +129,12 @@ pub fn read_standard(file: &[u8]) -> Result<(FooterInput, usize)> {
     input.num_columns = u32::try_from(c).map_err(|_| Error::new(ErrorKind::LimitExceeded, 0))?;
     input.physical_types = leaves;
     input.row_group_num_rows = rgs.iter().map(|rg| rg.num_rows).collect();
+    // Every row group must have C chunks before C * G sizes anything.
+    for rg in &rgs {
+        if rg.columns.len() != c {
+            return Err(Error::new(ErrorKind::Mismatch, rg.offset));
+        }
+    }
     let mut chunks: Vec<ChunkMeta> = Vec::with_capacity(c.saturating_mul(g));
     for col in 0..c {
         for rg in &rgs {
@@ -141,13 +154,26 @@ pub fn read_standard(file: &[u8]) -> Result<(FooterInput, usize)> {
             chunks.push(m);
         }
     }
-    for rg in &rgs {
-        if rg.columns.len() != c {
-            return Err(Error::new(ErrorKind::Mismatch, rg.offset));
-        }
-    }
     input.chunks = chunks;
     Ok((input, data_end))
+}
+
+/// The raw bytes of a `list<struct>` field value, each element checked by `check`.
+fn raw_struct_list<'a>(
+    r: &mut Reader<'a>,
+    f: crate::codec::thrift::Field,
+    check: impl Fn(&mut Reader<'a>) -> Result<()>,
+) -> Result<&'a [u8]> {
+    let before = *r;
+    let h = r.field_list(f, FieldType::Struct)?;
+    for _ in 0..h.len {
+        check(r)?;
+    }
+    let used = r.index() - before.index();
+    before
+        .rest()
+        .get(..used)
+        .ok_or(Error::new(ErrorKind::Truncated, r.position()))
 }
 
 fn slice(file: &[u8], offset: u64, len: u64) -> Result<&[u8]> {
@@ -158,20 +184,22 @@ fn slice(file: &[u8], offset: u64, len: u64) -> Result<&[u8]> {
         .ok_or(Error::new(ErrorKind::OutOfBounds, offset))
 }
 
-/// Physical types of the leaves of a raw `list<SchemaElement>` value.
+/// Physical types of the leaves of a raw `list<SchemaElement>` value (the tree must be
+/// consistent: the same walk the modular reader does).
 fn leaf_types(raw: &[u8], origin: u64) -> Result<Vec<u8>> {
-    let mut r = Reader::new(raw, origin);
-    let h = r.list_header()?;
+    let schema = super::schema::Schema::from_element_list(
+        raw,
+        origin,
+        crate::codec::thrift::DEFAULT_MAX_DEPTH,
+    )?;
     let mut out = Vec::new();
-    for i in 0..h.len {
-        let at = r.position();
-        let e = super::schema::SchemaElement::parse(&mut r)?;
-        if i > 0 && e.is_leaf() {
-            let t = e
-                .physical_type
-                .ok_or(Error::new(ErrorKind::ThriftMissingField, at))?;
-            out.push(small_enum(t, 7, at)?);
-        }
+    for leaf in schema.leaves() {
+        let leaf = leaf?;
+        let t = leaf
+            .element
+            .physical_type
+            .ok_or(Error::new(ErrorKind::ThriftMissingField, origin))?;
+        out.push(small_enum(t, 7, origin)?);
     }
     Ok(out)
 }

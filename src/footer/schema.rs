@@ -149,6 +149,30 @@ impl<'a> Schema<'a> {
         })
     }
 
+    /// A schema over a raw `list<SchemaElement>` value (list header included), as found in a
+    /// standard `FileMetaData`; `bytes` must hold exactly the list.
+    pub fn from_element_list(bytes: &'a [u8], origin: u64, max_depth: u32) -> Result<Self> {
+        let mut r = Reader::new(bytes, origin).with_max_depth(max_depth);
+        let h = r.list_header()?;
+        if h.elem != FieldType::Struct && h.len != 0 {
+            return Err(Error::new(ErrorKind::ThriftWireType, h.offset));
+        }
+        let start = r;
+        for _ in 0..h.len {
+            SchemaElement::parse(&mut r)?;
+        }
+        r.expect_end()?;
+        if h.len == 0 {
+            return Err(Error::new(ErrorKind::InvalidLength, origin));
+        }
+        Ok(Schema {
+            offset: origin,
+            elements: start,
+            len: h.len,
+            column_orders: None,
+        })
+    }
+
     /// Absolute offset of the module.
     pub fn offset(&self) -> u64 {
         self.offset
@@ -364,7 +388,8 @@ impl<'a> FileMetadata<'a> {
     }
 }
 
-fn parse_key_value<'a>(r: &mut Reader<'a>) -> Result<(&'a [u8], Option<&'a [u8]>)> {
+/// Parses one `parquet.KeyValue`.
+pub(crate) fn parse_key_value<'a>(r: &mut Reader<'a>) -> Result<(&'a [u8], Option<&'a [u8]>)> {
     let mut st = r.enter_struct()?;
     let (mut k, mut v) = (None, None);
     while let Some(f) = r.next_field(&mut st)? {
