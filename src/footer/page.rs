@@ -266,6 +266,11 @@ impl<'a> ArrayPage<'a> {
     /// offset is not 0 or the last does not equal the byte region's length.
     pub fn parse(bytes: &'a [u8], origin: u64) -> Result<Self> {
         let header = MetadataPageHeader::parse(bytes, origin)?;
+        Self::with_header(header, bytes, origin)
+    }
+
+    /// [`ArrayPage::parse`] with the header already parsed from the start of `bytes`.
+    pub fn with_header(header: MetadataPageHeader, bytes: &'a [u8], origin: u64) -> Result<Self> {
         let hl = header.header_len as usize;
         let payload_offset = origin.saturating_add(off(hl));
         let payload = bytes.get(hl..).unwrap_or_default();

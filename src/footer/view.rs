@@ -833,7 +833,7 @@ impl<'a> ModularFooter<'a> {
         if total != off(bytes.len()) {
             return Err(Error::new(ErrorKind::Mismatch, offset));
         }
-        let page = ArrayPage::parse(bytes, offset)?;
+        let page = ArrayPage::with_header(h, bytes, offset)?;
         if page.header().value_type != value_type_of(h.array) {
             return Err(Error::new(ErrorKind::Mismatch, offset));
         }
