@@ -36,6 +36,7 @@ pub fn write_parquet(groups: usize, row_groups: usize, rows: usize) -> Vec<u8> {
         .set_data_page_row_count_limit(64)
         .set_write_batch_size(32)
         .set_compression(Compression::UNCOMPRESSED)
+        .set_statistics_truncate_length(Some(8))
         .set_created_by("lakecore footer test".into());
     for i in (0..groups).step_by(2) {
         props = props.set_column_dictionary_enabled(ColumnPath::from(format!("s{i}")), false);
@@ -268,6 +269,33 @@ fn converts_wide_file_and_every_value_matches() {
     let a = p.data_page_offset as usize;
     assert_eq!(&converted[..a + 16], &original[..a + 16]);
     assert!(ModularFooter::new(&original, 0).is_err());
+    // The file exercises what it claims: NaN counts, dictionaries (and chunks without),
+    // fully and partly dictionary-encoded chunks, null pages, truncated-free exact bounds.
+    let (mut nans, mut dicts, mut no_dicts, mut fully, mut null_pages, mut page_nans) =
+        (0, 0, 0, 0, 0, 0);
+    let mut inexact = 0;
+    for c in 0..f.num_columns() {
+        for g in 0..f.num_row_groups() {
+            let p = f.chunk_placement(c, g).unwrap();
+            if p.dictionary_pages.is_empty() {
+                no_dicts += 1;
+            } else {
+                dicts += 1;
+            }
+            fully += usize::from(p.is_fully_dictionary_encoded);
+            let s = f.chunk_statistics(c, g).unwrap().unwrap();
+            nans += usize::from(s.nan_count.unwrap_or(0) > 0);
+            inexact += usize::from(s.max.is_some_and(|m| !m.exact));
+            let ci = f.column_index(c, g).unwrap().unwrap();
+            for i in 0..ci.len() {
+                null_pages += usize::from(ci.is_null_page(i).unwrap());
+                page_nans += usize::from(ci.page(i).unwrap().nan_count.unwrap_or(0) > 0);
+            }
+        }
+    }
+    eprintln!("inexact max {inexact} nans {nans} dicts {dicts}/{no_dicts} fully {fully} null pages {null_pages} page nans {page_nans}");
+    assert!(nans > 0 && dicts > 0 && no_dicts > 0 && fully > 0 && fully < dicts + no_dicts);
+    assert!(null_pages > 0 && page_nans > 0 && inexact > 0);
     let (_, data_end) = lakecore::footer::convert::read_standard(&original).unwrap();
     let modular_meta = converted.len() as u64 - f.metadata_start();
     eprintln!(
