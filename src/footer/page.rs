@@ -456,6 +456,20 @@ impl<'a> ArrayPage<'a> {
         }
     }
 
+    /// Value at position `i` of a page that must be dense (the O(1) fast path of
+    /// [`ArrayPage::get`]); a sparse page or `i >= num_values` is an error.
+    #[inline]
+    pub fn get_dense(&self, i: usize) -> Result<u64> {
+        if self.positions.is_some() {
+            return Err(Error::new(ErrorKind::Mismatch, self.offset));
+        }
+        let v = self
+            .values
+            .get(i)
+            .ok_or(Error::new(ErrorKind::OutOfBounds, self.payload_offset))?;
+        self.check_value(v)
+    }
+
     /// Boolean value at position `i`.
     #[inline]
     pub fn get_bool(&self, i: usize) -> Result<Option<bool>> {

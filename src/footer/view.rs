@@ -1016,10 +1016,7 @@ impl<'a> ModularFooter<'a> {
     pub fn chunk_placement(&self, column: u32, row_group: u32) -> Result<ChunkPlacement<'a>> {
         let k = self.chunk_index(column, row_group)?;
         let p = self.placement()?;
-        let dense = |page: &ArrayPage<'a>, i: usize| -> Result<u64> {
-            page.get(i)?
-                .ok_or(Error::new(ErrorKind::Mismatch, page.offset()))
-        };
+        let dense = |page: &ArrayPage<'a>, i: usize| page.get_dense(i);
         let start = dense(&p.first_dictionary_page, k)?;
         let end = dense(&p.first_dictionary_page, k + 1)?;
         if start > end || end > off(p.dictionary_page_offset.len()) {
