@@ -10,7 +10,8 @@
 //! file I/O, `simd` (default) the SIMD kernels, `cli` the `lakecore` tool.
 //!
 //! Layers, top to bottom: [`error`] and [`bytes`] (errors, the checked cursor), [`codec`]
-//! (varints, bit packing, checksums), [`arch`] (CPU-specific kernels and their dispatch).
+//! (varints, bit packing, checksums, Thrift), [`arch`] (CPU-specific kernels and their dispatch);
+//! the formats: [`footer`] (Parquet modular footers).
 //!
 //! ```
 //! use lakecore::codec::varint::{ZigZagDeltaIter, VarintFormat};
@@ -46,6 +47,7 @@ pub mod arch;
 pub mod bytes;
 pub mod codec;
 pub mod error;
+pub mod footer;
 
 pub use error::{Error, ErrorKind, Result};
 

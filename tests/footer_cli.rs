@@ -1,0 +1,173 @@
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+//! `lakecore footer ...` run as a process, checked against the `parquet` crate's metadata.
+
+use bytes::Bytes;
+use parquet::data_type::Int64Type;
+use parquet::file::metadata::ParquetMetaDataReader;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lakecore"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lakecore-footer-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn small_parquet() -> Vec<u8> {
+    let schema = Arc::new(
+        parse_message_type("message m { required int64 a; optional int64 b; required int64 c; }")
+            .unwrap(),
+    );
+    let props = Arc::new(WriterProperties::builder().build());
+    let mut w = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
+    for g in 0..3i64 {
+        let mut rg = w.next_row_group().unwrap();
+        while let Some(mut col) = rg.next_column().unwrap() {
+            let v: Vec<i64> = (0..50).map(|i| (i % 7) * (g + 1)).collect();
+            let defs = vec![1i16; 50];
+            col.typed::<Int64Type>()
+                .write_batch(&v, Some(&defs), None)
+                .unwrap();
+            col.close().unwrap();
+        }
+        rg.close().unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+#[test]
+fn convert_inspect_placement_and_errors() {
+    let original = small_parquet();
+    let md = ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(original.clone()))
+        .unwrap();
+    let input = tmp("in.parquet");
+    let output = tmp("out.parquet");
+    std::fs::write(&input, &original).unwrap();
+
+    let out = bin()
+        .args(["footer", "convert"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = bin()
+        .args(["footer", "inspect"])
+        .arg(&output)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["num_row_groups"], 3);
+    assert_eq!(v["num_columns"], 3);
+    assert_eq!(v["num_rows"], md.file_metadata().num_rows());
+    let modules: Vec<&str> = v["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["module"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        modules,
+        [
+            "SCHEMA",
+            "PLACEMENT",
+            "ROW_GROUP_STATS",
+            "OFFSET_INDEX",
+            "COLUMN_INDEX",
+            "FILE_METADATA"
+        ]
+    );
+
+    let out = bin()
+        .args(["footer", "placement"])
+        .arg(&output)
+        .args(["--column", "1", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("{\"column\":1,\"chunks\":[{\"row_group\":0,\"data_page_offset\":"));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let chunks = v["chunks"].as_array().unwrap();
+    assert_eq!(chunks.len(), 3);
+    for (g, ch) in chunks.iter().enumerate() {
+        let cc = md.row_group(g).column(1);
+        let keys: Vec<&String> = ch.as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), 7);
+        assert_eq!(ch["row_group"], g);
+        assert_eq!(ch["data_page_offset"], cc.data_page_offset());
+        let dict: Vec<i64> = cc.dictionary_page_offset().into_iter().collect();
+        assert_eq!(ch["dictionary_page_offsets"], serde_json::json!(dict));
+        assert_eq!(ch["total_compressed_size"], cc.compressed_size());
+        assert_eq!(ch["total_uncompressed_size"], cc.uncompressed_size());
+        assert_eq!(ch["num_values"], cc.num_values());
+        assert_eq!(ch["codec"], 0);
+    }
+
+    // Invalid input: the original standard file has no modular footer.
+    let out = bin()
+        .args(["footer", "inspect"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let want = format!("invalid input: bad magic at byte {}\n", original.len() - 4);
+    assert!(err.starts_with("error: ") && err.ends_with(&want), "{err}");
+    assert_eq!(err.lines().count(), 1);
+
+    // Truncated modular footer.
+    let bytes = std::fs::read(&output).unwrap();
+    let cut = tmp("cut.parquet");
+    let mut broken = bytes.clone();
+    let n = broken.len();
+    broken[n - 6] = 0xff; // root length far too large
+    std::fs::write(&cut, &broken).unwrap();
+    let out = bin()
+        .args(["footer", "placement"])
+        .arg(&cut)
+        .args(["--column", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("invalid input: invalid length at byte"));
+
+    // Column out of range.
+    let out = bin()
+        .args(["footer", "placement"])
+        .arg(&output)
+        .args(["--column", "3", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    // Converting a non-Parquet file.
+    let out = bin()
+        .args(["footer", "convert"])
+        .arg(&cut)
+        .arg("-o")
+        .arg(tmp("x"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(input.parent().unwrap());
+}
