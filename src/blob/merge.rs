@@ -1,0 +1,348 @@
+//! The fallback merge: newest-wins across the partial-update layers of one BLOB field.
+//!
+//! Files are grouped into layers by `max_sequence_number` (newest first). For each output
+//! row ID every layer is asked, newest first, until one holds a value or an explicit NULL;
+//! placeholders and gaps (row IDs a layer does not cover) fall through to older layers. Each
+//! layer keeps one forward cursor over the file that covers the current row, so a row costs
+//! one index entry per layer consulted: older layers are not read for a row already won, and
+//! payloads are handed out as sub-slices, never read or copied.
+//!
+//! Row ranges and deletions select row IDs before any layer is consulted, so every layer
+//! sees the same rows in the same order by construction.
+
+use super::file::RowCursor;
+use super::{check_ranges, BlobFile, Payload, Row, RowRange};
+use crate::error::{off, Error, ErrorKind, Result};
+
+/// Layers a [`FallbackMerge::new`] merge can hold; use
+/// [`FallbackMerge::with_max_layers`] for more.
+pub const DEFAULT_MAX_LAYERS: usize = 8;
+
+/// One input file of a merge and its `DataFileMeta` facts.
+#[derive(Clone, Copy, Debug)]
+pub struct LayerFile<'a> {
+    /// The validated file (its row count is the file's `row_count`).
+    pub file: BlobFile<'a>,
+    /// Row ID of the file's first row.
+    pub first_row_id: u64,
+    /// The file's `max_sequence_number`: files with equal numbers form one layer.
+    pub max_sequence_number: i64,
+}
+
+impl LayerFile<'_> {
+    /// One past the last row ID (checked at merge construction).
+    fn end(&self) -> u64 {
+        self.first_row_id.saturating_add(self.file.rows())
+    }
+}
+
+/// Which rows a merge yields.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MergeOptions<'f> {
+    /// Inclusive row-ID ranges, sorted and non-overlapping; `None` = every row. Ranges may
+    /// reach outside the files' row IDs.
+    pub ranges: Option<&'f [RowRange]>,
+    /// Deleted row IDs, strictly ascending; they are skipped.
+    pub deleted: &'f [u64],
+}
+
+/// One merged row: `_ROW_ID`, `_SEQUENCE_NUMBER` and the winning value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergedRow<'a> {
+    /// The row ID.
+    pub row_id: u64,
+    /// The winning file's `max_sequence_number`; `-1` when every layer had a placeholder or
+    /// gap.
+    pub sequence_number: i64,
+    /// The payload, or `None` for NULL.
+    pub value: Option<Payload<'a>>,
+    /// Index of the winning file in [`FallbackMerge::files`] (`None` for an all-placeholder
+    /// row).
+    pub file: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+struct Layer<'a> {
+    /// Files `start..end` of the sorted slice.
+    end: usize,
+    current: usize,
+    cursor: Option<RowCursor<'a>>,
+}
+
+impl<'a> Layer<'a> {
+    const EMPTY: Layer<'a> = Layer {
+        end: 0,
+        current: 0,
+        cursor: None,
+    };
+
+    /// The row `id` in this layer: `None` for a gap, else the file index and the row.
+    #[inline]
+    fn seek(&mut self, files: &[LayerFile<'a>], id: u64) -> Option<(usize, Row<'a>)> {
+        loop {
+            if self.current >= self.end {
+                return None;
+            }
+            let f = files.get(self.current)?;
+            if f.end() <= id {
+                self.current += 1;
+                self.cursor = None;
+                continue;
+            }
+            if f.first_row_id > id {
+                return None;
+            }
+            let cursor = self.cursor.get_or_insert_with(|| RowCursor::new(&f.file));
+            let local = id - f.first_row_id;
+            let pos = cursor.position();
+            if local < pos {
+                return None;
+            }
+            cursor.skip(local - pos);
+            let (len, at) = cursor.next_entry()?;
+            return Some((self.current, cursor.row_of(len, at)));
+        }
+    }
+}
+
+/// The streaming, allocation-free fallback merge; yields `Result<MergedRow>` per row ID.
+///
+/// Rules (see the BLOB spec): one layer when all files share a `max_sequence_number` (a
+/// placeholder there is an error, and row IDs no file covers are not rows); otherwise the
+/// overall range `[min first_row_id, max last row ID]` is merged newest layer first, gaps
+/// count as placeholders, an explicit NULL wins over older bytes, and a row that is a
+/// placeholder or gap everywhere becomes NULL with sequence number `-1`.
+///
+/// Errors at construction: [`ErrorKind::InvalidValue`] / [`ErrorKind::NotSorted`] for bad
+/// ranges (offset = position in the slice) or unsorted deletions (same);
+/// [`ErrorKind::ArithmeticOverflow`] when `first_row_id + rows` overflows and
+/// [`ErrorKind::Duplicate`] when two files of one layer overlap (offset = the first_row_id
+/// concerned); [`ErrorKind::LimitExceeded`] (offset = the limit) for more than `N` layers.
+/// While iterating: [`ErrorKind::InvalidValue`] for a placeholder in a single-layer read,
+/// whose offset is the **row ID** (no single file offset describes it). The iterator is
+/// fused after an error.
+///
+/// ```
+/// use lakecore::blob::{BlobFile, FallbackMerge, LayerFile, MergeOptions};
+/// // seq 1: one NULL row at row ID 0; seq 2: one placeholder there (golden D2, D3-like).
+/// let old = BlobFile::new(&[0x01, 0x01, 0, 0, 0, 0x01])?;
+/// let new = BlobFile::new(&[0x03, 0x01, 0, 0, 0, 0x01])?;
+/// let mut files = [
+///     LayerFile { file: old, first_row_id: 0, max_sequence_number: 1 },
+///     LayerFile { file: new, first_row_id: 0, max_sequence_number: 2 },
+/// ];
+/// let rows: Vec<_> = FallbackMerge::new(&mut files, MergeOptions::default())?
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!((rows[0].row_id, rows[0].sequence_number, rows[0].value), (0, 1, None));
+/// # Ok::<(), lakecore::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct FallbackMerge<'f, 'a, const N: usize = DEFAULT_MAX_LAYERS> {
+    files: &'f [LayerFile<'a>],
+    layers: [Layer<'a>; N],
+    layer_count: usize,
+    single: bool,
+    ranges: Option<&'f [RowRange]>,
+    range_idx: usize,
+    deleted: &'f [u64],
+    next_id: u64,
+    last_id: u64,
+    done: bool,
+}
+
+impl<'f, 'a> FallbackMerge<'f, 'a, DEFAULT_MAX_LAYERS> {
+    /// A merge of `files` (sorted in place: newest layer first, then by `first_row_id`) with
+    /// up to [`DEFAULT_MAX_LAYERS`] layers.
+    pub fn new(files: &'f mut [LayerFile<'a>], options: MergeOptions<'f>) -> Result<Self> {
+        Self::with_max_layers(files, options)
+    }
+}
+
+impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
+    /// A merge of `files` (sorted in place) with up to `N` layers.
+    pub fn with_max_layers(
+        files: &'f mut [LayerFile<'a>],
+        options: MergeOptions<'f>,
+    ) -> Result<Self> {
+        if let Some(ranges) = options.ranges {
+            check_ranges(ranges)?;
+        }
+        for (i, pair) in options.deleted.windows(2).enumerate() {
+            if let [a, b] = pair {
+                if a >= b {
+                    return Err(Error::new(ErrorKind::NotSorted, off(i + 1)));
+                }
+            }
+        }
+        files.sort_unstable_by(|a, b| {
+            b.max_sequence_number
+                .cmp(&a.max_sequence_number)
+                .then(a.first_row_id.cmp(&b.first_row_id))
+        });
+        let files: &'f [LayerFile<'a>] = files;
+        let mut first_id = u64::MAX;
+        let mut end_id = 0u64;
+        for f in files {
+            let end = f
+                .first_row_id
+                .checked_add(f.file.rows())
+                .ok_or(Error::new(ErrorKind::ArithmeticOverflow, f.first_row_id))?;
+            if f.file.rows() > 0 {
+                first_id = first_id.min(f.first_row_id);
+                end_id = end_id.max(end);
+            }
+        }
+        let mut layers: [Layer<'a>; N] = core::array::from_fn(|_| Layer::EMPTY);
+        let mut layer_count = 0usize;
+        let mut start = 0usize;
+        while start < files.len() {
+            let seq = files.get(start).map_or(0, |f| f.max_sequence_number);
+            let mut end = start;
+            let mut covered_to: Option<u64> = None;
+            while let Some(f) = files.get(end).filter(|f| f.max_sequence_number == seq) {
+                if f.file.rows() > 0 {
+                    if covered_to.is_some_and(|c| c > f.first_row_id) {
+                        return Err(Error::new(ErrorKind::Duplicate, f.first_row_id));
+                    }
+                    covered_to = Some(f.end());
+                }
+                end += 1;
+            }
+            let layer = layers
+                .get_mut(layer_count)
+                .ok_or(Error::new(ErrorKind::LimitExceeded, off(N)))?;
+            *layer = Layer {
+                end,
+                current: start,
+                cursor: None,
+            };
+            layer_count += 1;
+            start = end;
+        }
+        let empty = end_id == 0 || first_id >= end_id;
+        Ok(FallbackMerge {
+            files,
+            layers,
+            layer_count,
+            single: layer_count == 1,
+            ranges: options.ranges,
+            range_idx: 0,
+            deleted: options.deleted,
+            next_id: if empty { 0 } else { first_id },
+            last_id: end_id.saturating_sub(1),
+            done: empty,
+        })
+    }
+
+    /// The files, in the merge's order (newest layer first, then by `first_row_id`);
+    /// [`MergedRow::file`] indexes this slice.
+    pub fn files(&self) -> &'f [LayerFile<'a>] {
+        self.files
+    }
+
+    /// Number of layers.
+    pub fn layers(&self) -> usize {
+        self.layer_count
+    }
+
+    /// The next selected row ID.
+    #[inline]
+    fn next_row_id(&mut self) -> Option<u64> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let id = self.next_id;
+            if let Some(ranges) = self.ranges {
+                let Some(r) = ranges.get(self.range_idx) else {
+                    self.done = true;
+                    return None;
+                };
+                if id > r.last {
+                    self.range_idx += 1;
+                    continue;
+                }
+                if id < r.first {
+                    self.next_id = r.first;
+                    continue;
+                }
+            }
+            if id > self.last_id {
+                self.done = true;
+                return None;
+            }
+            match id.checked_add(1) {
+                Some(n) => self.next_id = n,
+                None => self.done = true,
+            }
+            while let Some((&d, rest)) = self.deleted.split_first() {
+                if d >= id {
+                    break;
+                }
+                self.deleted = rest;
+            }
+            if self.deleted.first() == Some(&id) {
+                continue;
+            }
+            return Some(id);
+        }
+    }
+
+    /// Resolves row `id`: `Ok(None)` for a row ID no file covers in a single-layer read.
+    #[inline]
+    fn resolve(&mut self, id: u64) -> Result<Option<MergedRow<'a>>> {
+        let files = self.files;
+        let mut covered = false;
+        for layer in self.layers.iter_mut().take(self.layer_count) {
+            let Some((file, row)) = layer.seek(files, id) else {
+                continue;
+            };
+            covered = true;
+            let value = match row {
+                Row::Placeholder => continue,
+                Row::Null => None,
+                Row::Value(p) => Some(p),
+            };
+            let sequence_number = files.get(file).map_or(-1, |f| f.max_sequence_number);
+            return Ok(Some(MergedRow {
+                row_id: id,
+                sequence_number,
+                value,
+                file: Some(file),
+            }));
+        }
+        if self.single {
+            if covered {
+                return Err(Error::new(ErrorKind::InvalidValue, id));
+            }
+            return Ok(None);
+        }
+        Ok(Some(MergedRow {
+            row_id: id,
+            sequence_number: -1,
+            value: None,
+            file: None,
+        }))
+    }
+}
+
+impl<'a, const N: usize> Iterator for FallbackMerge<'_, 'a, N> {
+    type Item = Result<MergedRow<'a>>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let id = self.next_row_id()?;
+            match self.resolve(id) {
+                Ok(Some(row)) => return Some(Ok(row)),
+                Ok(None) => continue,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+impl<const N: usize> core::iter::FusedIterator for FallbackMerge<'_, '_, N> {}
