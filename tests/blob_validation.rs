@@ -1,7 +1,12 @@
 //! One test per BLOB validation rule (exact error kind and offset), verify-mode coverage,
 //! selection, descriptors, nested payload checks, and mutation tests (flip / truncate every
 //! byte: never a panic; a flipped record byte never passes verify mode).
-#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::type_complexity
+)]
 
 use lakecore::blob::{
     encode_array, encode_map, BlobArray, BlobDescriptor, BlobFile, BlobMap, BlobWriter,
