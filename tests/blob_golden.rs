@@ -1,6 +1,7 @@
 //! Golden vectors G1-G5, D1-D4 (`tests/data/golden/blob.md`): the writer reproduces them byte
 //! for byte and the reader decodes them to the listed rows.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+#![cfg(feature = "std")]
 
 use lakecore::blob::{BlobArray, BlobFile, BlobMap, BlobWriter, CrcCoverage, Row};
 

@@ -2,127 +2,16 @@
 //! two smaller cases, gaps, null-wins, all-placeholder rows, ranges, deletions, many layers,
 //! errors, and a randomised comparison against a naive per-row model written here.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+#![cfg(feature = "std")]
 
-use lakecore::blob::{
-    BlobFile, BlobWriter, FallbackMerge, LayerFile, MergeOptions, MergedRow, RowRange,
-};
+use lakecore::blob::{BlobFile, FallbackMerge, LayerFile, MergeOptions, RowRange};
 use lakecore::ErrorKind;
 
-/// Row cells: "P" placeholder, "N" null, anything else the value bytes.
-fn write(cells: &[&str]) -> Vec<u8> {
-    let mut w = BlobWriter::new(Vec::new());
-    for c in cells {
-        match *c {
-            "P" => w.put_placeholder().unwrap(),
-            "N" => w.put_null().unwrap(),
-            v => {
-                w.put_value(v.as_bytes()).unwrap();
-            }
-        }
-    }
-    w.finish().unwrap()
-}
-
-/// A test input: (seq, first_row_id, cells).
-type Spec = (i64, u64, Vec<String>);
-
-fn spec(seq: i64, first: u64, cells: &[&str]) -> Spec {
-    (seq, first, cells.iter().map(|s| s.to_string()).collect())
-}
-
-/// (row_id, seq, value) with value `None` for NULL.
-type Out = (u64, i64, Option<String>);
-
-fn merge(specs: &[Spec], options: MergeOptions<'_>) -> Result<Vec<Out>, lakecore::Error> {
-    let bytes: Vec<Vec<u8>> = specs
-        .iter()
-        .map(|(_, _, cells)| write(&cells.iter().map(String::as_str).collect::<Vec<_>>()))
-        .collect();
-    let mut files: Vec<LayerFile> = specs
-        .iter()
-        .zip(&bytes)
-        .map(|((seq, first, _), b)| LayerFile {
-            file: BlobFile::new(b).unwrap(),
-            first_row_id: *first,
-            max_sequence_number: *seq,
-        })
-        .collect();
-    let merge = FallbackMerge::new(&mut files, options)?;
-    let sorted = merge.files();
-    let mut out = Vec::new();
-    for row in merge {
-        let MergedRow {
-            row_id,
-            sequence_number,
-            value,
-            file,
-        } = row?;
-        if let Some(p) = value {
-            // The payload is a slice of the winning file at the stated offset.
-            let f = sorted[file.unwrap()].file.bytes();
-            assert_eq!(&f[p.offset as usize..][..p.bytes.len()], p.bytes);
-            assert_eq!(sorted[file.unwrap()].max_sequence_number, sequence_number);
-        }
-        out.push((
-            row_id,
-            sequence_number,
-            value.map(|p| String::from_utf8(p.bytes.to_vec()).unwrap()),
-        ));
-    }
-    Ok(out)
-}
+mod blob_common;
+use blob_common::{merge, model, spec, write, Out, Spec};
 
 fn all(specs: &[Spec]) -> Vec<Out> {
     merge(specs, MergeOptions::default()).unwrap()
-}
-
-/// The naive model: per row ID, newest layer first, first non-placeholder wins.
-fn model(
-    specs: &[Spec],
-    ranges: Option<&[RowRange]>,
-    deleted: &[u64],
-) -> Result<Vec<Out>, ErrorKind> {
-    let mut seqs: Vec<i64> = specs.iter().map(|s| s.0).collect();
-    seqs.sort_unstable_by(|a, b| b.cmp(a));
-    seqs.dedup();
-    let cell = |id: u64, seq: i64| -> Option<&str> {
-        specs
-            .iter()
-            .filter(|s| s.0 == seq)
-            .find(|s| s.1 <= id && id < s.1 + s.2.len() as u64)
-            .map(|s| s.2[(id - s.1) as usize].as_str())
-    };
-    let nonempty = specs.iter().filter(|s| !s.2.is_empty());
-    let Some(lo) = nonempty.clone().map(|s| s.1).min() else {
-        return Ok(vec![]);
-    };
-    let hi = nonempty.map(|s| s.1 + s.2.len() as u64 - 1).max().unwrap();
-    let mut out = Vec::new();
-    for id in lo..=hi {
-        if ranges.is_some_and(|r| !r.iter().any(|r| r.contains(id))) || deleted.contains(&id) {
-            continue;
-        }
-        if seqs.len() == 1 {
-            match cell(id, seqs[0]) {
-                None => continue,
-                Some("P") => return Err(ErrorKind::InvalidValue),
-                Some("N") => out.push((id, seqs[0], None)),
-                Some(v) => out.push((id, seqs[0], Some(v.to_string()))),
-            }
-            continue;
-        }
-        let mut row = (id, -1, None);
-        for &seq in &seqs {
-            match cell(id, seq) {
-                None | Some("P") => continue,
-                Some("N") => row = (id, seq, None),
-                Some(v) => row = (id, seq, Some(v.to_string())),
-            }
-            break;
-        }
-        out.push(row);
-    }
-    Ok(out)
 }
 
 fn worked_example() -> Vec<Spec> {

@@ -1,6 +1,7 @@
 //! Real `.blob` files (pypaimon writer, `tests/data/paimon`) against their `.oracle.json`:
 //! verify mode passes and every row's kind, payload offset, length and SHA-256 match.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+#![cfg(feature = "std")]
 
 use lakecore::blob::{BlobFile, CrcCoverage, Expected, Row, RowRange};
 use lakecore::codec::checksum::sha256;

@@ -7,12 +7,16 @@
     clippy::indexing_slicing,
     clippy::type_complexity
 )]
+#![cfg(feature = "std")]
 
 use lakecore::blob::{
     encode_array, encode_map, BlobArray, BlobDescriptor, BlobFile, BlobMap, BlobWriter,
     CrcCoverage, CrcMode, IoSink, Row, RowRange, DESCRIPTOR_MAGIC,
 };
 use lakecore::{Error, ErrorKind};
+
+mod blob_common;
+use blob_common::exercise;
 
 /// G2: "inline" (record 0..22), NULL, PLACEHOLDER; index 22..25, footer 25..30.
 const G2: [u8; 30] = [
@@ -473,26 +477,6 @@ fn nested_map_duplicates_in_large_maps() {
         encode_map(entries, &mut Vec::new()).unwrap_err(),
         Error::new(ErrorKind::Duplicate, 150)
     );
-}
-
-/// Runs every reader over `bytes`; must never panic.
-fn exercise(bytes: &[u8]) -> Result<(), Error> {
-    let file = BlobFile::new(bytes)?;
-    let mut n = 0u64;
-    for row in file.iter() {
-        if let Row::Value(p) = row {
-            let _ = BlobArray::new(p.bytes, p.offset).map(|a| a.iter().count());
-            let _ = BlobMap::new(p.bytes, p.offset).map(|m| m.iter().count());
-        }
-        n += 1;
-    }
-    assert_eq!(n, file.rows());
-    if file.rows() > 0 {
-        let _ = file.select(&[RowRange::new(0, file.rows() - 1)])?.count();
-    }
-    let _ = file.offsets_table()?;
-    file.verify()?;
-    Ok(())
 }
 
 fn mutate_all(bytes: &[u8], records_end: usize) {
