@@ -22,7 +22,8 @@ pub fn run(args: &Args) -> CliResult {
         "lakecore demo (kernel tier: {})",
         lakecore::arch::active_tier().name()
     );
-    codecs(args.values)
+    codecs(args.values)?;
+    crate::blob::demo(1_000_000)
 }
 
 /// A small deterministic generator (xorshift64*), so runs are repeatable.

@@ -4,6 +4,7 @@
 //! Invalid input exits with status 2 and one line on stderr naming the error kind and the
 //! byte offset; usage errors exit with clap's status.
 
+mod blob;
 mod demo;
 mod util;
 
@@ -22,12 +23,15 @@ struct Cli {
 enum Command {
     /// Run the built-in demonstration on generated data and print throughput figures.
     Demo(demo::Args),
+    /// Paimon BLOB files: inspect rows, merge partial-update layers.
+    Blob(blob::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => demo::run(&args),
+        Command::Blob(args) => blob::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
