@@ -69,8 +69,15 @@ fn rule1_index_len_negative_or_too_large() {
 
 #[test]
 fn rule2_truncated_varint() {
-    // Index `02 80`: the second varint has no last byte; more bytes were needed at 2.
-    assert_eq!(err(&file_of(&[], &[0x02, 0x80])), (ErrorKind::Truncated, 2));
+    // Index `01 80`: NULL, then a varint with no last byte; more bytes were needed at 2.
+    assert_eq!(err(&file_of(&[], &[0x01, 0x80])), (ErrorKind::Truncated, 2));
+    // Nine continuation bytes at the end: still short of the 10-byte limit, so truncated.
+    let mut index = vec![0x01];
+    index.extend([0xff; 9]);
+    assert_eq!(err(&file_of(&[], &index)), (ErrorKind::Truncated, 10));
+    // Ten continuation bytes: overlong, reported at the varint's first byte.
+    index.push(0xff);
+    assert_eq!(err(&file_of(&[], &index)), (ErrorKind::VarintOverflow, 1));
 }
 
 #[test]

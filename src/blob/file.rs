@@ -89,7 +89,7 @@ impl<'a> BlobFile<'a> {
             .ok_or(Error::new(ErrorKind::InvalidLength, off(footer_at)))?;
         let index = bytes.get(index_start..footer_at).unwrap_or_default();
         let origin = off(index_start);
-        let rows = index::count(index, origin)?;
+        let rows = index::count(index);
         if expected.row_count.is_some_and(|r| r != rows) {
             return Err(Error::new(ErrorKind::Mismatch, origin));
         }

@@ -39,12 +39,12 @@ pub(crate) struct Scan {
     pub placeholders: u64,
 }
 
-/// Counts the entries of `index` (which must end exactly after its last varint); errors are
-/// shifted to `origin`.
-pub(crate) fn count(index: &[u8], origin: u64) -> Result<u64> {
-    varint::count(index, FORMAT)
-        .map(off)
-        .map_err(|e| e.shifted(origin))
+/// Counts the entries of `index`: every varint ends in exactly one byte below `0x80`, so for
+/// a well-formed stream this is the number of such bytes (a branch-free, vectorisable pass).
+/// Malformed varints are reported by [`scan`], which decodes exactly this many entries and
+/// then requires the stream to end.
+pub(crate) fn count(index: &[u8]) -> u64 {
+    off(index.iter().filter(|&&b| b < 0x80).count())
 }
 
 /// Decodes `count` entries of `index` (at absolute `origin`), checking each against `rules`
@@ -79,6 +79,14 @@ pub(crate) fn scan(
         }
         if bad || scan.sum > limit {
             return Err(locate(index, origin, limit, rules));
+        }
+    }
+    if it.position() < origin.saturating_add(off(index.len())) {
+        // Bytes after the last terminator: an unfinished (truncated or overlong) varint.
+        let at = it.position();
+        let rest = index.get(usize::try_from(at - origin).unwrap_or(usize::MAX)..);
+        if let Err(e) = varint::decode_u64(rest.unwrap_or_default(), FORMAT) {
+            return Err(e.shifted(at));
         }
     }
     it.finish()?;

@@ -63,9 +63,13 @@ pub struct MergedRow<'a> {
 
 #[derive(Clone, Debug)]
 struct Layer<'a> {
-    /// Files `start..end` of the sorted slice.
+    /// Files `current..end` of the sorted slice are still ahead.
     end: usize,
     current: usize,
+    /// Row IDs `first..last_end` of the current file, whose rows `cursor` walks; both 0
+    /// when no file is open.
+    first: u64,
+    last_end: u64,
     cursor: Option<RowCursor<'a>>,
 }
 
@@ -73,14 +77,36 @@ impl<'a> Layer<'a> {
     const EMPTY: Layer<'a> = Layer {
         end: 0,
         current: 0,
+        first: 0,
+        last_end: 0,
         cursor: None,
     };
 
-    /// The row `id` in this layer: `None` for a gap, else the file index and the row.
+    /// Row `id`'s index entry and record offset in this layer, `None` for a gap. Row IDs
+    /// must not decrease between calls.
     #[inline]
-    fn seek(&mut self, files: &[LayerFile<'a>], id: u64) -> Option<(usize, Row<'a>)> {
+    fn seek(&mut self, files: &[LayerFile<'a>], id: u64) -> Option<(i64, u64)> {
+        if id < self.first || id >= self.last_end {
+            self.open(files, id)?;
+        }
+        let cursor = self.cursor.as_mut()?;
+        let local = id - self.first;
+        let pos = cursor.position();
+        if local != pos {
+            if local < pos {
+                return None;
+            }
+            cursor.skip(local - pos);
+        }
+        cursor.next_entry()
+    }
+
+    /// Opens the file covering `id`, if any (the cold path of [`seek`](Self::seek)).
+    #[inline(never)]
+    fn open(&mut self, files: &[LayerFile<'a>], id: u64) -> Option<()> {
         loop {
             if self.current >= self.end {
+                self.cursor = None;
                 return None;
             }
             let f = files.get(self.current)?;
@@ -92,15 +118,12 @@ impl<'a> Layer<'a> {
             if f.first_row_id > id {
                 return None;
             }
-            let cursor = self.cursor.get_or_insert_with(|| RowCursor::new(&f.file));
-            let local = id - f.first_row_id;
-            let pos = cursor.position();
-            if local < pos {
-                return None;
+            if self.cursor.is_none() || self.first != f.first_row_id {
+                self.cursor = Some(RowCursor::new(&f.file));
             }
-            cursor.skip(local - pos);
-            let (len, at) = cursor.next_entry()?;
-            return Some((self.current, cursor.row_of(len, at)));
+            self.first = f.first_row_id;
+            self.last_end = f.end();
+            return Some(());
         }
     }
 }
@@ -214,7 +237,7 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
             *layer = Layer {
                 end,
                 current: start,
-                cursor: None,
+                ..Layer::EMPTY
             };
             layer_count += 1;
             start = end;
@@ -294,19 +317,24 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         let files = self.files;
         let mut covered = false;
         for layer in self.layers.iter_mut().take(self.layer_count) {
-            let Some((file, row)) = layer.seek(files, id) else {
+            let Some((len, at)) = layer.seek(files, id) else {
                 continue;
             };
             covered = true;
-            let value = match row {
-                Row::Placeholder => continue,
-                Row::Null => None,
-                Row::Value(p) => Some(p),
+            if len == super::PLACEHOLDER_LENGTH {
+                continue;
+            }
+            let file = layer.current;
+            let Some(f) = files.get(file) else {
+                continue;
             };
-            let sequence_number = files.get(file).map_or(-1, |f| f.max_sequence_number);
+            let value = match layer.cursor.as_ref().map(|c| c.row_of(len, at)) {
+                Some(Row::Value(p)) => Some(p),
+                _ => None,
+            };
             return Ok(Some(MergedRow {
                 row_id: id,
-                sequence_number,
+                sequence_number: f.max_sequence_number,
                 value,
                 file: Some(file),
             }));

@@ -53,7 +53,7 @@ fn len_at(payload: &[u8], origin: u64, at: usize) -> Result<usize> {
 /// Checks an index holds exactly `count` entries ([`ErrorKind::Mismatch`] at its start),
 /// each `-1` or `>= 0`, summing to at most `limit`; returns the sum.
 fn check_index(index: &[u8], origin: u64, count: u32, limit: u64) -> Result<u64> {
-    let n = index::count(index, origin)?;
+    let n = index::count(index);
     if n != u64::from(count) {
         return Err(Error::new(ErrorKind::Mismatch, origin));
     }
