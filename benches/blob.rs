@@ -28,7 +28,7 @@ fn layer(rows: u64, keep: u64, seed: u64) -> Vec<u8> {
     let mut w = BlobWriter::new(Vec::new());
     for _ in 0..rows {
         let r = rng.next();
-        if r % keep != 0 {
+        if !r.is_multiple_of(keep) {
             w.put_placeholder().unwrap();
         } else if r & 0x300 == 0 {
             w.put_null().unwrap();
