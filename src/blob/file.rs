@@ -353,9 +353,8 @@ impl<'a> RowCursor<'a> {
         let len = self.lengths.next_len()?;
         let at = self.record;
         self.row += 1;
-        if len > 0 {
-            self.record = self.record.saturating_add(len.unsigned_abs());
-        }
+        // Branch-free: NULL and placeholder rows (negative entries) add nothing.
+        self.record = self.record.saturating_add(len.max(0).unsigned_abs());
         Some((len, at))
     }
 
@@ -379,21 +378,27 @@ impl<'a> RowCursor<'a> {
     /// The row an entry stands for.
     #[inline]
     pub(crate) fn row_of(&self, len: i64, at: u64) -> Row<'a> {
-        match len {
-            -1 => Row::Null,
-            -2 => Row::Placeholder,
-            _ => {
-                let payload = at.saturating_add(4);
-                let bytes = usize::try_from(payload)
-                    .ok()
-                    .zip(usize::try_from(len.unsigned_abs().saturating_sub(16)).ok())
-                    .and_then(|(s, n)| self.bytes.get(s..s.checked_add(n)?))
-                    .unwrap_or_default();
-                Row::Value(Payload {
-                    bytes,
-                    offset: payload,
-                })
-            }
+        row_at(self.bytes, len, at)
+    }
+}
+
+/// The row of index entry `len` whose record starts at `at` in a validated file's `bytes`.
+#[inline]
+pub(crate) fn row_at(bytes: &[u8], len: i64, at: u64) -> Row<'_> {
+    match len {
+        -1 => Row::Null,
+        -2 => Row::Placeholder,
+        _ => {
+            let payload = at.saturating_add(4);
+            let slice = usize::try_from(payload)
+                .ok()
+                .zip(usize::try_from(len.unsigned_abs().saturating_sub(16)).ok())
+                .and_then(|(s, n)| bytes.get(s..s.checked_add(n)?))
+                .unwrap_or_default();
+            Row::Value(Payload {
+                bytes: slice,
+                offset: payload,
+            })
         }
     }
 }

@@ -10,7 +10,7 @@
 //! Row ranges and deletions select row IDs before any layer is consulted, so every layer
 //! sees the same rows in the same order by construction.
 
-use super::file::RowCursor;
+use super::file::{row_at, RowCursor};
 use super::{check_ranges, BlobFile, Payload, Row, RowRange};
 use crate::error::{off, Error, ErrorKind, Result};
 
@@ -170,7 +170,41 @@ pub struct FallbackMerge<'f, 'a, const N: usize = DEFAULT_MAX_LAYERS> {
     deleted: &'f [u64],
     next_id: u64,
     last_id: u64,
+    /// No more row IDs to select.
     done: bool,
+    /// An error was returned: the iterator is finished.
+    failed: bool,
+    block: Block,
+}
+
+/// Rows resolved per block: row IDs are selected first, then every layer (newest first)
+/// fills in the entries of the rows still unresolved, branch-free, then rows are emitted.
+const BLOCK: usize = 64;
+
+/// Entry of a row no layer covers (yet).
+const GAP: i64 = i64::MIN;
+
+#[derive(Clone, Debug)]
+struct Block {
+    ids: [u64; BLOCK],
+    /// Best entry so far: a value or NULL once resolved, `-2` (covered by placeholders
+    /// only) or [`GAP`].
+    lens: [i64; BLOCK],
+    ats: [u64; BLOCK],
+    files: [usize; BLOCK],
+    len: usize,
+    pos: usize,
+}
+
+impl Block {
+    const EMPTY: Block = Block {
+        ids: [0; BLOCK],
+        lens: [GAP; BLOCK],
+        ats: [0; BLOCK],
+        files: [0; BLOCK],
+        len: 0,
+        pos: 0,
+    };
 }
 
 impl<'f, 'a> FallbackMerge<'f, 'a, DEFAULT_MAX_LAYERS> {
@@ -254,6 +288,8 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
             next_id: if empty { 0 } else { first_id },
             last_id: end_id.saturating_sub(1),
             done: empty,
+            failed: false,
+            block: Block::EMPTY,
         })
     }
 
@@ -268,89 +304,97 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         self.layer_count
     }
 
-    /// The next selected row ID.
-    #[inline]
-    fn next_row_id(&mut self) -> Option<u64> {
-        loop {
-            if self.done {
-                return None;
-            }
-            let id = self.next_id;
-            if let Some(ranges) = self.ranges {
-                let Some(r) = ranges.get(self.range_idx) else {
-                    self.done = true;
-                    return None;
-                };
-                if id > r.last {
-                    self.range_idx += 1;
-                    continue;
-                }
-                if id < r.first {
-                    self.next_id = r.first;
-                    continue;
-                }
-            }
-            if id > self.last_id {
-                self.done = true;
-                return None;
-            }
-            match id.checked_add(1) {
-                Some(n) => self.next_id = n,
-                None => self.done = true,
-            }
-            while let Some((&d, rest)) = self.deleted.split_first() {
-                if d >= id {
-                    break;
-                }
-                self.deleted = rest;
-            }
-            if self.deleted.first() == Some(&id) {
-                continue;
-            }
-            return Some(id);
+    /// Selects the next block of row IDs and resolves them in every layer; `false` when
+    /// no rows are left.
+    fn fill(&mut self) -> bool {
+        let block = &mut self.block;
+        let mut k = 0;
+        for (id_slot, len_slot) in block.ids.iter_mut().zip(block.lens.iter_mut()) {
+            let Some(id) = next_row_id(
+                &mut self.done,
+                &mut self.next_id,
+                self.last_id,
+                self.ranges,
+                &mut self.range_idx,
+                &mut self.deleted,
+            ) else {
+                break;
+            };
+            *id_slot = id;
+            *len_slot = GAP;
+            k += 1;
         }
-    }
-
-    /// Resolves row `id`: `Ok(None)` for a row ID no file covers in a single-layer read.
-    #[inline]
-    fn resolve(&mut self, id: u64) -> Result<Option<MergedRow<'a>>> {
+        block.len = k;
+        block.pos = 0;
         let files = self.files;
-        let mut covered = false;
+        let ids = block.ids.get(..k).unwrap_or_default();
         for layer in self.layers.iter_mut().take(self.layer_count) {
-            let Some((len, at)) = layer.seek(files, id) else {
-                continue;
+            let slots = block
+                .lens
+                .iter_mut()
+                .zip(block.ats.iter_mut())
+                .zip(block.files.iter_mut());
+            for (&id, ((len_slot, at_slot), file_slot)) in ids.iter().zip(slots) {
+                if let Some((len, at)) = layer.seek(files, id) {
+                    // Unresolved (gap or placeholder so far): take this layer's entry.
+                    let take = *len_slot < super::NULL_LENGTH;
+                    *len_slot = if take { len } else { *len_slot };
+                    *at_slot = if take { at } else { *at_slot };
+                    *file_slot = if take { layer.current } else { *file_slot };
+                }
+            }
+        }
+        k > 0
+    }
+}
+
+/// The next selected row ID (ranges, overall range, deletions), advancing the selection.
+#[inline]
+fn next_row_id(
+    done: &mut bool,
+    next_id: &mut u64,
+    last_id: u64,
+    ranges: Option<&[RowRange]>,
+    range_idx: &mut usize,
+    deleted: &mut &[u64],
+) -> Option<u64> {
+    loop {
+        if *done {
+            return None;
+        }
+        let id = *next_id;
+        if let Some(ranges) = ranges {
+            let Some(r) = ranges.get(*range_idx) else {
+                *done = true;
+                return None;
             };
-            covered = true;
-            if len == super::PLACEHOLDER_LENGTH {
+            if id > r.last {
+                *range_idx += 1;
                 continue;
             }
-            let file = layer.current;
-            let Some(f) = files.get(file) else {
+            if id < r.first {
+                *next_id = r.first;
                 continue;
-            };
-            let value = match layer.cursor.as_ref().map(|c| c.row_of(len, at)) {
-                Some(Row::Value(p)) => Some(p),
-                _ => None,
-            };
-            return Ok(Some(MergedRow {
-                row_id: id,
-                sequence_number: f.max_sequence_number,
-                value,
-                file: Some(file),
-            }));
-        }
-        if self.single {
-            if covered {
-                return Err(Error::new(ErrorKind::InvalidValue, id));
             }
-            return Ok(None);
         }
-        Ok(Some(MergedRow {
-            row_id: id,
-            sequence_number: -1,
-            value: None,
-            file: None,
-        }))
+        if id > last_id {
+            *done = true;
+            return None;
+        }
+        match id.checked_add(1) {
+            Some(n) => *next_id = n,
+            None => *done = true,
+        }
+        while let Some((&d, rest)) = deleted.split_first() {
+            if d >= id {
+                break;
+            }
+            *deleted = rest;
+        }
+        if deleted.first() == Some(&id) {
+            continue;
+        }
+        return Some(id);
     }
 }
 
@@ -360,15 +404,50 @@ impl<'a, const N: usize> Iterator for FallbackMerge<'_, 'a, N> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let id = self.next_row_id()?;
-            match self.resolve(id) {
-                Ok(Some(row)) => return Some(Ok(row)),
-                Ok(None) => continue,
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+            if self.failed {
+                return None;
             }
+            if self.block.pos >= self.block.len && !self.fill() {
+                return None;
+            }
+            let i = self.block.pos;
+            self.block.pos += 1;
+            let (Some(&id), Some(&len), Some(&at), Some(&file)) = (
+                self.block.ids.get(i),
+                self.block.lens.get(i),
+                self.block.ats.get(i),
+                self.block.files.get(i),
+            ) else {
+                return None;
+            };
+            if len < super::NULL_LENGTH {
+                if self.single {
+                    if len == GAP {
+                        continue; // a single layer's gaps are not rows
+                    }
+                    self.failed = true;
+                    return Some(Err(Error::new(ErrorKind::InvalidValue, id)));
+                }
+                return Some(Ok(MergedRow {
+                    row_id: id,
+                    sequence_number: -1,
+                    value: None,
+                    file: None,
+                }));
+            }
+            let Some(f) = self.files.get(file) else {
+                return None;
+            };
+            let value = match row_at(f.file.bytes(), len, at) {
+                Row::Value(p) => Some(p),
+                _ => None,
+            };
+            return Some(Ok(MergedRow {
+                row_id: id,
+                sequence_number: f.max_sequence_number,
+                value,
+                file: Some(file),
+            }));
         }
     }
 }
