@@ -435,9 +435,7 @@ impl<'a, const N: usize> Iterator for FallbackMerge<'_, 'a, N> {
                     file: None,
                 }));
             }
-            let Some(f) = self.files.get(file) else {
-                return None;
-            };
+            let f = self.files.get(file)?;
             let value = match row_at(f.file.bytes(), len, at) {
                 Row::Value(p) => Some(p),
                 _ => None,
