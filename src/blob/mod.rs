@@ -63,9 +63,9 @@ pub const RECORD_OVERHEAD: usize = 16;
 pub const NULL_LENGTH: i64 = -1;
 /// Index entry of a PLACEHOLDER row.
 pub const PLACEHOLDER_LENGTH: i64 = -2;
-/// Magic of a nested ARRAY<BLOB> payload (`"BCBA"`).
+/// Magic of a nested `ARRAY<BLOB>` payload (`"BCBA"`).
 pub const ARRAY_MAGIC: [u8; 4] = *b"BCBA";
-/// Magic of a nested MAP<K, BLOB> payload (`"BCBM"`).
+/// Magic of a nested `MAP<K, BLOB>` payload (`"BCBM"`).
 pub const MAP_MAGIC: [u8; 4] = *b"BCBM";
 /// Version byte of nested payloads.
 pub const NESTED_VERSION: u8 = 1;

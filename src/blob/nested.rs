@@ -1,4 +1,4 @@
-//! Nested payloads: ARRAY<BLOB> (`"BCBA"`) and MAP<K, BLOB> (`"BCBM"`) views, and their
+//! Nested payloads: `ARRAY<BLOB>` (`"BCBA"`) and `MAP<K, BLOB>` (`"BCBM"`) views, and their
 //! encoders under `alloc`.
 //!
 //! Both carry their own length indexes (ZigZag deltas, `-1` = null, `0` = empty). The views
@@ -60,7 +60,7 @@ fn check_index(index: &[u8], origin: u64, count: u32, limit: u64) -> Result<u64>
     Ok(index::scan(index, origin, n, limit, NESTED_RULES)?.sum)
 }
 
-/// A validated ARRAY<BLOB> payload:
+/// A validated `ARRAY<BLOB>` payload:
 /// `"BCBA" | 01 | count i32 | element bytes | element index | element_index_len i32`.
 ///
 /// ```
@@ -203,7 +203,7 @@ impl<'a> Iterator for ArrayElements<'a> {
     }
 }
 
-/// A validated MAP<K, BLOB> payload: `"BCBM" | 01 | count i32 | key bytes | value bytes |
+/// A validated `MAP<K, BLOB>` payload: `"BCBM" | 01 | count i32 | key bytes | value bytes |
 /// key index | value index | key_index_len i32 | value_index_len i32`.
 ///
 /// Keys are raw bytes in the key type's encoding (fixed-width integers LE, BOOLEAN one byte,
@@ -429,7 +429,7 @@ fn count_i32(n: usize) -> Result<[u8; 4]> {
         .map_err(|_| Error::new(ErrorKind::LimitExceeded, off(n)))
 }
 
-/// Encodes an ARRAY<BLOB> payload of `elements` (`None` = null element) into `out`.
+/// Encodes an `ARRAY<BLOB>` payload of `elements` (`None` = null element) into `out`.
 ///
 /// ```
 /// let mut out = Vec::new();
@@ -468,7 +468,7 @@ pub fn encode_array<'e>(
     Ok(())
 }
 
-/// Encodes a MAP<K, BLOB> payload of `entries` (`None` = null key / value, keys already in
+/// Encodes a `MAP<K, BLOB>` payload of `entries` (`None` = null key / value, keys already in
 /// their type's encoding) into `out`. Two equal keys are refused with
 /// [`ErrorKind::Duplicate`] (offset = the second entry's position).
 ///

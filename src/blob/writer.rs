@@ -190,7 +190,7 @@ impl<S: BlobSink> BlobWriter<S> {
         Ok(self.push_entry(PLACEHOLDER_LENGTH)?)
     }
 
-    /// Writes a row holding an ARRAY<BLOB> payload; returns the payload's offset.
+    /// Writes a row holding an `ARRAY<BLOB>` payload; returns the payload's offset.
     pub fn put_array<'e>(
         &mut self,
         elements: impl IntoIterator<Item = Option<&'e [u8]>>,
@@ -204,7 +204,7 @@ impl<S: BlobSink> BlobWriter<S> {
         result
     }
 
-    /// Writes a row holding a MAP<K, BLOB> payload; returns the payload's offset.
+    /// Writes a row holding a `MAP<K, BLOB>` payload; returns the payload's offset.
     pub fn put_map<'e>(
         &mut self,
         entries: impl IntoIterator<Item = (Option<&'e [u8]>, Option<&'e [u8]>)>,
