@@ -1,14 +1,19 @@
 //! The fallback merge: newest-wins across the partial-update layers of one BLOB field.
 //!
 //! Files are grouped into layers by `max_sequence_number` (newest first). For each output
-//! row ID every layer is asked, newest first, until one holds a value or an explicit NULL;
-//! placeholders and gaps (row IDs a layer does not cover) fall through to older layers. Each
-//! layer keeps one forward cursor over the file that covers the current row, so a row costs
-//! one index entry per layer consulted: older layers are not read for a row already won, and
-//! payloads are handed out as sub-slices, never read or copied.
+//! row ID the newest layer that holds a value or an explicit NULL wins; placeholders and gaps
+//! (row IDs a layer does not cover) fall through to older layers.
+//!
+//! Rows are resolved in blocks of 64 selected row IDs: each layer in turn (newest first)
+//! advances one forward cursor over the file covering the block and fills in the entries of
+//! rows still unresolved, without branching on the entries. A layer's index entries are
+//! decoded once whether or not a newer layer already won the row (the index is a delta
+//! stream and must be walked anyway), but a record is only ever turned into a payload slice
+//! for the winner: payload bytes are never read or copied.
 //!
 //! Row ranges and deletions select row IDs before any layer is consulted, so every layer
-//! sees the same rows in the same order by construction.
+//! sees the same rows in the same order by construction (the spec's "count mismatch" error
+//! cannot arise).
 
 use super::file::{row_at, RowCursor};
 use super::{check_ranges, BlobFile, Payload, Row, RowRange};
