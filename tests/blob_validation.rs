@@ -558,3 +558,141 @@ fn mutation_small_real_files() {
         mutate_all(&bytes, data_end);
     }
 }
+
+#[test]
+fn map_key_encodings_round_trip_against_naive_reference() {
+    use lakecore::blob::{KeyType, KeyValue};
+    let mut buf = [0u8; 16];
+    // Fixed-width integers: little-endian, exactly the type's width.
+    for (ty, width) in [
+        (KeyType::TinyInt, 1usize),
+        (KeyType::SmallInt, 2),
+        (KeyType::Int, 4),
+        (KeyType::Date, 4),
+        (KeyType::Time, 4),
+        (KeyType::BigInt, 8),
+    ] {
+        let bits = 8 * width as u32;
+        let (min, max) = if bits == 64 {
+            (i64::MIN, i64::MAX)
+        } else {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        };
+        for v in [min, min + 1, -1, 0, 1, 7, max - 1, max] {
+            let key = ty.encode(KeyValue::Int(v), &mut buf).unwrap().to_vec();
+            assert_eq!(key, v.to_le_bytes()[..width].to_vec());
+            assert_eq!(ty.decode(&key).unwrap(), KeyValue::Int(v));
+        }
+        if bits < 64 {
+            assert_eq!(
+                ty.encode(KeyValue::Int(max + 1), &mut buf)
+                    .unwrap_err()
+                    .kind,
+                ErrorKind::OutOfBounds
+            );
+        }
+        assert_eq!(
+            ty.decode(&[0; 9][..width + 1]).unwrap_err().kind,
+            ErrorKind::InvalidLength
+        );
+    }
+    assert_eq!(
+        KeyType::Boolean
+            .encode(KeyValue::Boolean(true), &mut buf)
+            .unwrap(),
+        [1]
+    );
+    assert_eq!(
+        KeyType::Boolean.decode(&[0]).unwrap(),
+        KeyValue::Boolean(false)
+    );
+    assert_eq!(
+        KeyType::Boolean.decode(&[2]).unwrap_err().kind,
+        ErrorKind::InvalidValue
+    );
+    assert_eq!(
+        KeyType::Int
+            .encode(KeyValue::Boolean(true), &mut buf)
+            .unwrap_err()
+            .kind,
+        ErrorKind::Mismatch
+    );
+    assert_eq!(
+        KeyType::String.decode(b"ok").unwrap(),
+        KeyValue::String("ok")
+    );
+    let e = KeyType::String.decode(b"a\xffb").unwrap_err();
+    assert_eq!((e.kind, e.offset), (ErrorKind::InvalidValue, 1));
+    assert_eq!(
+        KeyType::Binary.decode(b"\xff").unwrap(),
+        KeyValue::Binary(b"\xff")
+    );
+
+    // Decimals: p <= 18 as i64 LE; p > 18 as minimal big-endian two's complement.
+    let naive_min_be = |v: i128| -> Vec<u8> {
+        let n = (1..=16)
+            .find(|&n| {
+                let bits = 8 * n as u32;
+                bits == 128 || (v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1)))
+            })
+            .unwrap();
+        v.to_be_bytes()[16 - n..].to_vec()
+    };
+    let limit38 = 10i128.pow(38) - 1;
+    let mut x = 0x1234_5678_9abc_def0_u64 as i128;
+    let mut values = vec![
+        0i128, 1, -1, 127, 128, -128, -129, 255, 256, limit38, -limit38,
+    ];
+    for _ in 0..200 {
+        x = (x.wrapping_mul(6364136223846793005) + 1442695040888963407) % limit38;
+        values.push(x);
+        values.push(-x / 3);
+    }
+    for v in values {
+        let ty = KeyType::Decimal { precision: 38 };
+        let key = ty.encode(KeyValue::Decimal(v), &mut buf).unwrap().to_vec();
+        assert_eq!(key, naive_min_be(v), "{v}");
+        assert_eq!(ty.decode(&key).unwrap(), KeyValue::Decimal(v));
+        if v.unsigned_abs() < 10u128.pow(18) {
+            let small = KeyType::Decimal { precision: 18 };
+            let key = small
+                .encode(KeyValue::Decimal(v), &mut buf)
+                .unwrap()
+                .to_vec();
+            assert_eq!(key, (v as i64).to_le_bytes());
+            assert_eq!(small.decode(&key).unwrap(), KeyValue::Decimal(v));
+        }
+    }
+    let d5 = KeyType::Decimal { precision: 5 };
+    assert_eq!(
+        d5.encode(KeyValue::Decimal(100_000), &mut buf)
+            .unwrap_err()
+            .kind,
+        ErrorKind::OutOfBounds
+    );
+    assert_eq!(
+        d5.decode(&100_000i64.to_le_bytes()).unwrap_err().kind,
+        ErrorKind::InvalidValue
+    );
+    let d20 = KeyType::Decimal { precision: 20 };
+    assert_eq!(
+        d20.decode(&[0x00, 0x01]).unwrap_err().kind,
+        ErrorKind::InvalidValue
+    );
+    assert_eq!(d20.decode(&[]).unwrap_err().kind, ErrorKind::InvalidLength);
+    assert_eq!(
+        KeyType::Decimal { precision: 39 }
+            .decode(&[1])
+            .unwrap_err()
+            .kind,
+        ErrorKind::InvalidBitWidth
+    );
+    // Encoded keys drive the duplicate check: 1 as DECIMAL(20) has one encoding.
+    let one = d20.encode(KeyValue::Decimal(1), &mut buf).unwrap().to_vec();
+    let e = encode_map(
+        [(Some(&one[..]), None), (Some(&[0x01][..]), None)],
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Duplicate);
+}

@@ -43,7 +43,9 @@ pub use file::{BlobFile, CrcCoverage, Expected, Rows, Selection, VerifyReport};
 pub use merge::{FallbackMerge, LayerFile, MergeOptions, MergedRow, DEFAULT_MAX_LAYERS};
 #[cfg(feature = "alloc")]
 pub use nested::{encode_array, encode_map};
-pub use nested::{ArrayElements, BlobArray, BlobMap, MapEntries, PAIRWISE_KEYS};
+pub use nested::{
+    ArrayElements, BlobArray, BlobMap, KeyType, KeyValue, MapEntries, MAX_KEY_LEN, PAIRWISE_KEYS,
+};
 #[cfg(feature = "alloc")]
 pub use table::OffsetsTable;
 #[cfg(feature = "std")]

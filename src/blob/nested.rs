@@ -522,3 +522,219 @@ pub fn encode_map<'e>(
     out.extend_from_slice(&count_i32(end - value_start)?);
     Ok(())
 }
+
+/// The Paimon type of a MAP's keys, which fixes how key bytes are encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyType {
+    /// One byte, 0 or 1.
+    Boolean,
+    /// `i8`, 1 byte.
+    TinyInt,
+    /// `i16` LE.
+    SmallInt,
+    /// `i32` LE.
+    Int,
+    /// `i64` LE.
+    BigInt,
+    /// Days since the epoch, `i32` LE.
+    Date,
+    /// Milliseconds of the day, `i32` LE.
+    Time,
+    /// `DECIMAL(precision, _)`: the unscaled value as `i64` LE when `precision <= 18`, else
+    /// minimal big-endian two's complement (1..=16 bytes).
+    Decimal {
+        /// Total digits, 1..=38.
+        precision: u8,
+    },
+    /// UTF-8 bytes, raw.
+    String,
+    /// Raw bytes.
+    Binary,
+}
+
+/// A decoded MAP key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyValue<'k> {
+    /// A BOOLEAN key.
+    Boolean(bool),
+    /// An integer, DATE or TIME key.
+    Int(i64),
+    /// A DECIMAL key's unscaled value.
+    Decimal(i128),
+    /// A STRING key.
+    String(&'k str),
+    /// A BINARY key.
+    Binary(&'k [u8]),
+}
+
+/// The longest fixed or decimal key encoding.
+pub const MAX_KEY_LEN: usize = 16;
+
+impl KeyType {
+    /// Decodes key `bytes` of this type. [`ErrorKind::InvalidLength`] (offset 0) for the
+    /// wrong width; [`ErrorKind::InvalidValue`] for a BOOLEAN other than 0/1, a non-minimal
+    /// big decimal, a decimal beyond its precision's range or invalid UTF-8 (offset = first
+    /// bad byte); [`ErrorKind::InvalidBitWidth`] for a precision outside 1..=38.
+    ///
+    /// ```
+    /// use lakecore::blob::{KeyType, KeyValue};
+    /// assert_eq!(KeyType::Int.decode(&[7, 0, 0, 0])?, KeyValue::Int(7));
+    /// assert_eq!(KeyType::Decimal { precision: 30 }.decode(&[0xff, 0x7f])?, KeyValue::Decimal(-129));
+    /// assert!(KeyType::Decimal { precision: 30 }.decode(&[0xff, 0xff]).is_err()); // not minimal
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
+    pub fn decode(self, bytes: &[u8]) -> Result<KeyValue<'_>> {
+        let width = |n: usize| {
+            if bytes.len() == n {
+                Ok(())
+            } else {
+                Err(Error::new(ErrorKind::InvalidLength, 0))
+            }
+        };
+        let mut buf = [0u8; 8];
+        let le = |n: usize, buf: &mut [u8; 8]| -> Result<i64> {
+            width(n)?;
+            let sign = if bytes.last().is_some_and(|&b| b & 0x80 != 0) {
+                0xff
+            } else {
+                0
+            };
+            *buf = [sign; 8];
+            if let Some(dst) = buf.get_mut(..n) {
+                dst.copy_from_slice(bytes);
+            }
+            Ok(i64::from_le_bytes(*buf))
+        };
+        Ok(match self {
+            KeyType::Boolean => {
+                width(1)?;
+                match bytes {
+                    [0] => KeyValue::Boolean(false),
+                    [1] => KeyValue::Boolean(true),
+                    _ => return Err(Error::new(ErrorKind::InvalidValue, 0)),
+                }
+            }
+            KeyType::TinyInt => KeyValue::Int(le(1, &mut buf)?),
+            KeyType::SmallInt => KeyValue::Int(le(2, &mut buf)?),
+            KeyType::Int | KeyType::Date | KeyType::Time => KeyValue::Int(le(4, &mut buf)?),
+            KeyType::BigInt => KeyValue::Int(le(8, &mut buf)?),
+            KeyType::Decimal { precision } => {
+                let limit = decimal_limit(precision)?;
+                let v = if precision <= 18 {
+                    i128::from(le(8, &mut buf)?)
+                } else {
+                    decode_be_minimal(bytes)?
+                };
+                if v.unsigned_abs() > limit {
+                    return Err(Error::new(ErrorKind::InvalidValue, 0));
+                }
+                KeyValue::Decimal(v)
+            }
+            KeyType::String => KeyValue::String(
+                core::str::from_utf8(bytes)
+                    .map_err(|e| Error::new(ErrorKind::InvalidValue, off(e.valid_up_to())))?,
+            ),
+            KeyType::Binary => KeyValue::Binary(bytes),
+        })
+    }
+
+    /// Encodes a fixed-width or decimal `value` of this type into `buf`; returns the bytes.
+    /// STRING and BINARY keys are their own bytes (use them directly). Errors:
+    /// [`ErrorKind::Mismatch`] for a value of another kind, [`ErrorKind::OutOfBounds`] for a
+    /// value the type cannot hold, [`ErrorKind::InvalidBitWidth`] for a bad precision.
+    ///
+    /// ```
+    /// use lakecore::blob::{KeyType, KeyValue};
+    /// let mut buf = [0u8; 16];
+    /// let key = KeyType::Decimal { precision: 20 }.encode(KeyValue::Decimal(-129), &mut buf)?;
+    /// assert_eq!(key, [0xff, 0x7f]);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
+    pub fn encode<'b>(
+        self,
+        value: KeyValue<'_>,
+        buf: &'b mut [u8; MAX_KEY_LEN],
+    ) -> Result<&'b [u8]> {
+        let fixed = |v: i64, n: usize, buf: &mut [u8; MAX_KEY_LEN]| -> Result<usize> {
+            let bits = 8 * n as u32;
+            let fits = bits == 64 || (v >> (bits - 1) == 0 || v >> (bits - 1) == -1);
+            if !fits {
+                return Err(Error::new(ErrorKind::OutOfBounds, 0));
+            }
+            if let (Some(dst), Some(src)) = (buf.get_mut(..n), v.to_le_bytes().get(..n)) {
+                dst.copy_from_slice(src);
+            }
+            Ok(n)
+        };
+        let n = match (self, value) {
+            (KeyType::Boolean, KeyValue::Boolean(b)) => {
+                if let Some(slot) = buf.first_mut() {
+                    *slot = u8::from(b);
+                }
+                1
+            }
+            (KeyType::TinyInt, KeyValue::Int(v)) => fixed(v, 1, buf)?,
+            (KeyType::SmallInt, KeyValue::Int(v)) => fixed(v, 2, buf)?,
+            (KeyType::Int | KeyType::Date | KeyType::Time, KeyValue::Int(v)) => fixed(v, 4, buf)?,
+            (KeyType::BigInt, KeyValue::Int(v)) => fixed(v, 8, buf)?,
+            (KeyType::Decimal { precision }, KeyValue::Decimal(v)) => {
+                if v.unsigned_abs() > decimal_limit(precision)? {
+                    return Err(Error::new(ErrorKind::OutOfBounds, 0));
+                }
+                if precision <= 18 {
+                    fixed(i64::try_from(v).unwrap_or(i64::MAX), 8, buf)?
+                } else {
+                    let be = v.to_be_bytes();
+                    let mut start = 0;
+                    // Drop sign-extension bytes while the next byte keeps the sign.
+                    while start < 15 {
+                        match (be.get(start), be.get(start + 1)) {
+                            (Some(0), Some(&next)) if next & 0x80 == 0 => start += 1,
+                            (Some(0xff), Some(&next)) if next & 0x80 != 0 => start += 1,
+                            _ => break,
+                        }
+                    }
+                    let src = be.get(start..).unwrap_or_default();
+                    if let Some(dst) = buf.get_mut(..src.len()) {
+                        dst.copy_from_slice(src);
+                    }
+                    src.len()
+                }
+            }
+            _ => return Err(Error::new(ErrorKind::Mismatch, 0)),
+        };
+        Ok(buf.get(..n).unwrap_or_default())
+    }
+}
+
+/// `10^precision - 1`, the largest unscaled magnitude of a `DECIMAL(precision, _)`.
+fn decimal_limit(precision: u8) -> Result<u128> {
+    if !(1..=38).contains(&precision) {
+        return Err(Error::new(ErrorKind::InvalidBitWidth, 0));
+    }
+    Ok(10u128.pow(u32::from(precision)) - 1)
+}
+
+/// A minimal big-endian two's complement integer of 1..=16 bytes.
+fn decode_be_minimal(bytes: &[u8]) -> Result<i128> {
+    if bytes.is_empty() || bytes.len() > 16 {
+        return Err(Error::new(ErrorKind::InvalidLength, 0));
+    }
+    if let [first, second, ..] = bytes {
+        let redundant =
+            (*first == 0 && second & 0x80 == 0) || (*first == 0xff && second & 0x80 != 0);
+        if redundant {
+            return Err(Error::new(ErrorKind::InvalidValue, 0));
+        }
+    }
+    let sign = if bytes.first().is_some_and(|&b| b & 0x80 != 0) {
+        0xff
+    } else {
+        0
+    };
+    let mut be = [sign; 16];
+    if let Some(dst) = be.get_mut(16 - bytes.len()..) {
+        dst.copy_from_slice(bytes);
+    }
+    Ok(i128::from_be_bytes(be))
+}
