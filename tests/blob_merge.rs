@@ -364,3 +364,52 @@ fn randomised_against_naive_model() {
         assert!(rows > 10_000 && errors == 0, "{rows} rows, {errors} errors");
     }
 }
+
+#[test]
+fn randomised_large_files_against_naive_model() {
+    // Long files so that whole 64-row blocks fall inside one file (the bulk path), mixed
+    // with file boundaries, gaps, ranges and deletions (the per-row path).
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let iterations = if cfg!(miri) { 2 } else { 40 };
+    for _ in 0..iterations {
+        let layers = 2 + rng.below(3);
+        let mut specs = Vec::new();
+        for l in 0..layers {
+            let mut id = rng.below(100);
+            while id < 1500 {
+                let len = 1 + rng.below(400);
+                let cells: Vec<String> = (0..len)
+                    .map(|i| match rng.below(8) {
+                        0 => "N".to_string(),
+                        1..=4 => "P".to_string(),
+                        _ => format!("L{l}r{}", id + i),
+                    })
+                    .collect();
+                specs.push((l as i64 + 1, id, cells));
+                id += len + rng.below(3) * rng.below(40);
+            }
+        }
+        let ranges = [
+            RowRange::new(10, 700),
+            RowRange::new(701, 701),
+            RowRange::new(900, 5000),
+        ];
+        let deleted: Vec<u64> = (0..1600).filter(|_| rng.below(50) == 0).collect();
+        for (r, d) in [
+            (None, &[][..]),
+            (Some(&ranges[..]), &[][..]),
+            (None, &deleted[..]),
+            (Some(&ranges[..]), &deleted[..]),
+        ] {
+            let got = merge(
+                &specs,
+                MergeOptions {
+                    ranges: r,
+                    deleted: d,
+                },
+            )
+            .unwrap();
+            assert_eq!(got, model(&specs, r, d).unwrap());
+        }
+    }
+}

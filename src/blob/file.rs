@@ -365,6 +365,21 @@ impl<'a> RowCursor<'a> {
         Some(self.row_of(len, at))
     }
 
+    /// The next `lens.len()` rows' entries and record offsets (`ats` at least as long);
+    /// returns how many rows were available.
+    #[inline]
+    pub(crate) fn next_entries(&mut self, lens: &mut [i64], ats: &mut [u64]) -> usize {
+        let n = self.lengths.take_into(lens);
+        let mut record = self.record;
+        for (&len, at) in lens.iter().zip(ats.iter_mut()).take(n) {
+            *at = record;
+            record = record.saturating_add(len.max(0).unsigned_abs());
+        }
+        self.record = record;
+        self.row += off(n);
+        n
+    }
+
     /// Skips `n` rows without touching their records; returns how many were skipped.
     #[inline]
     pub(crate) fn skip(&mut self, n: u64) -> u64 {

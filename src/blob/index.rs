@@ -151,6 +151,26 @@ impl<'a> Lengths<'a> {
         v
     }
 
+    /// Fills `out` with the next `out.len()` entries; returns how many were available.
+    #[inline]
+    pub(crate) fn take_into(&mut self, out: &mut [i64]) -> usize {
+        let mut filled = 0;
+        while filled < out.len() {
+            if self.pos >= self.len && self.refill().is_none() {
+                break;
+            }
+            let avail = self.buf.get(self.pos..self.len).unwrap_or_default();
+            let dst = out.get_mut(filled..).unwrap_or_default();
+            let n = avail.len().min(dst.len());
+            if let (Some(d), Some(s)) = (dst.get_mut(..n), avail.get(..n)) {
+                d.copy_from_slice(s);
+            }
+            self.pos += n;
+            filled += n;
+        }
+        filled
+    }
+
     #[inline(never)]
     fn refill(&mut self) -> Option<()> {
         let n = self.it.decode_into(&mut self.buf).ok()?;

@@ -106,6 +106,36 @@ impl<'a> Layer<'a> {
         cursor.next_entry()
     }
 
+    /// The entries of the consecutive row IDs `ids` when they all lie in one file of this
+    /// layer: fills `lens` / `ats` and returns the file index; `None` (nothing consumed
+    /// beyond skipping to `ids[0]`) otherwise.
+    #[inline]
+    fn entries(
+        &mut self,
+        files: &[LayerFile<'a>],
+        ids: &[u64],
+        lens: &mut [i64; BLOCK],
+        ats: &mut [u64; BLOCK],
+    ) -> Option<usize> {
+        let (&first_id, &last_id) = (ids.first()?, ids.last()?);
+        if first_id < self.first || first_id >= self.last_end {
+            self.open(files, first_id)?;
+        }
+        if last_id >= self.last_end {
+            return None;
+        }
+        let cursor = self.cursor.as_mut()?;
+        let local = first_id - self.first;
+        let pos = cursor.position();
+        if local < pos {
+            return None;
+        }
+        cursor.skip(local - pos);
+        let n = ids.len();
+        let got = cursor.next_entries(lens.get_mut(..n)?, ats.get_mut(..n)?);
+        (got == n).then_some(self.current)
+    }
+
     /// Opens the file covering `id`, if any (the cold path of [`seek`](Self::seek)).
     #[inline(never)]
     fn open(&mut self, files: &[LayerFile<'a>], id: u64) -> Option<()> {
@@ -333,7 +363,34 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         block.pos = 0;
         let files = self.files;
         let ids = block.ids.get(..k).unwrap_or_default();
+        let contiguous = match (ids.first(), ids.last()) {
+            (Some(&a), Some(&b)) => b - a == off(k) - 1,
+            _ => false,
+        };
+        let mut lens = [0i64; BLOCK];
+        let mut ats = [0u64; BLOCK];
         for layer in self.layers.iter_mut().take(self.layer_count) {
+            // Fast path: the whole block is one run of rows of the layer's current file.
+            if contiguous {
+                if let Some(file) = layer.entries(files, ids, &mut lens, &mut ats) {
+                    let slots = block
+                        .lens
+                        .iter_mut()
+                        .zip(block.ats.iter_mut())
+                        .zip(block.files.iter_mut());
+                    // All BLOCK slots (fixed length, so the loop vectorises); slots past `k`
+                    // are never emitted.
+                    for ((&len, &at), ((len_slot, at_slot), file_slot)) in
+                        lens.iter().zip(ats.iter()).zip(slots)
+                    {
+                        let take = *len_slot < super::NULL_LENGTH;
+                        *len_slot = if take { len } else { *len_slot };
+                        *at_slot = if take { at } else { *at_slot };
+                        *file_slot = if take { file } else { *file_slot };
+                    }
+                    continue;
+                }
+            }
             let slots = block
                 .lens
                 .iter_mut()
