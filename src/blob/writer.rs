@@ -80,7 +80,8 @@ pub enum CrcMode {
 /// [`finish`](Self::finish). Payloads go straight to the sink; only the index is buffered.
 ///
 /// A value is always stored verbatim, whatever its bytes: placeholders come only from
-/// [`put_placeholder`](Self::put_placeholder).
+/// [`put_placeholder`](Self::put_placeholder). After a [`WriteError::Sink`] the sink may
+/// hold part of a record: discard the writer and its output.
 ///
 /// ```
 /// use lakecore::blob::{BlobFile, BlobWriter, Row};

@@ -38,7 +38,8 @@ enum BlobCommand {
         /// A file as `SEQ:FIRST_ROW_ID:PATH` (max sequence number, first row ID, path).
         #[arg(long = "file", required = true, value_name = "SEQ:FIRST_ROW_ID:PATH")]
         files: Vec<String>,
-        /// Inclusive row-ID ranges `A-B[,A-B...]`, sorted; default every row.
+        /// Inclusive row-ID ranges `A-B[,A-B...]` (any order; overlaps are joined); default
+        /// every row.
         #[arg(long)]
         rows: Option<String>,
         /// Print the JSON document.
@@ -139,6 +140,22 @@ fn parse_file_arg(text: &str) -> Result<(i64, u64, PathBuf), Failure> {
     Ok((seq, first, PathBuf::from(path)))
 }
 
+/// Sorts ranges and joins overlapping or adjacent ones (the merge wants them sorted and
+/// disjoint; the command line need not be).
+fn coalesce(mut ranges: Vec<RowRange>) -> Vec<RowRange> {
+    ranges.sort_unstable_by_key(|r| r.first);
+    let mut out: Vec<RowRange> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.first <= last.last.saturating_add(1) => {
+                last.last = last.last.max(r.last);
+            }
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
 fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -166,7 +183,8 @@ fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
         .map(|text| {
             split_list(text)
                 .map(|r| parse_range(r).map(|(a, b)| RowRange::new(a, b)))
-                .collect::<Result<_, _>>()
+                .collect::<Result<Vec<_>, _>>()
+                .map(coalesce)
         })
         .transpose()?;
     let options = MergeOptions {
