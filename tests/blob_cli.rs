@@ -221,3 +221,27 @@ fn invalid_input_exits_2_with_one_line() {
     let missing = run(&["blob", "inspect", "/nonexistent/file.blob", "--json"]);
     assert_eq!(missing.status.code(), Some(1));
 }
+
+#[test]
+fn demo_prints_the_blob_section() {
+    let out = run(&["demo", "--values", "1000"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("== blob: three partial-update layers of 1000000 rows"));
+    let line = text.lines().find(|l| l.contains("winners seq1")).unwrap();
+    // Every row has a winner (seq 1 writes them all): the three counts add up to 1M.
+    let after = line.split("winners ").nth(1).unwrap();
+    let total: u64 = after
+        .split(['/', ','])
+        .take(3)
+        .map(|part| {
+            part.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(total, 1_000_000, "{line}");
+    assert!(line.contains("rows/s"));
+}
