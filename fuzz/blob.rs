@@ -1,5 +1,6 @@
-//! bolero harnesses for the BLOB readers: the file view (raw bytes and mutated well-formed
-//! files), nested ARRAY/MAP payloads, and the fallback merge against the naive model.
+//! bolero harnesses for the BLOB readers: the file view and descriptors (raw bytes), mutated
+//! well-formed files, nested ARRAY/MAP payloads, and the fallback merge against the naive
+//! model.
 //!
 //! Run briefly by `cargo test --test fuzz_blob`; longer with `cargo bolero test`. The oracle
 //! functions live in `tests/blob_common` and are shared with the integration tests.
@@ -10,7 +11,9 @@
 mod blob_common;
 
 use blob_common::{exercise, exercise_nested, merge, model, Spec};
-use lakecore::blob::{encode_array, encode_map, BlobWriter, MergeOptions, RowRange};
+use lakecore::blob::{
+    encode_array, encode_map, BlobDescriptor, BlobWriter, MergeOptions, RowRange,
+};
 use std::time::Duration;
 
 const TIME: Duration = Duration::from_secs(1);
@@ -24,6 +27,12 @@ fn view_raw_bytes() {
         .with_test_time(TIME)
         .for_each(|bytes: &[u8]| {
             let _ = exercise(bytes);
+            // Descriptors: whatever decodes re-encodes to the same bytes.
+            if let Ok(d) = BlobDescriptor::decode(bytes) {
+                let mut out = Vec::new();
+                d.encode(&mut out).unwrap();
+                assert_eq!(out, bytes);
+            }
         });
 }
 
