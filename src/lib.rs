@@ -44,6 +44,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod arch;
+pub mod blob;
 pub mod bytes;
 pub mod codec;
 pub mod error;

@@ -23,6 +23,7 @@ pub fn run(args: &Args) -> CliResult {
         lakecore::arch::active_tier().name()
     );
     codecs(args.values)?;
+    crate::blob::demo(1_000_000)?;
     crate::footer::demo()
 }
 

@@ -4,6 +4,7 @@
 //! Invalid input exits with status 2 and one line on stderr naming the error kind and the
 //! byte offset; usage errors exit with clap's status.
 
+mod blob;
 mod demo;
 mod footer;
 mod util;
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Run the built-in demonstration on generated data and print throughput figures.
     Demo(demo::Args),
+    /// Paimon BLOB files: inspect rows, merge partial-update layers.
+    Blob(blob::Args),
     /// Parquet modular footers: convert, inspect, read placement.
     Footer(footer::Args),
 }
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => demo::run(&args),
+        Command::Blob(args) => blob::run(&args),
         Command::Footer(args) => footer::run(&args),
     };
     match result {
