@@ -10,7 +10,9 @@
 //! file I/O, `simd` (default) the SIMD kernels, `cli` the `lakecore` tool.
 //!
 //! Layers, top to bottom: [`error`] and [`bytes`] (errors, the checked cursor), [`codec`]
-//! (varints, bit packing, checksums), [`arch`] (CPU-specific kernels and their dispatch).
+//! (varints, bit packing, checksums), [`arch`] (CPU-specific kernels and their dispatch),
+//! then the formats: [`sidecar`] (Paimon manifest sidecars) over [`avro`] (object-container
+//! framing), and `io` (feature `std`: mapping, span reads, caches).
 //!
 //! ```
 //! use lakecore::codec::varint::{ZigZagDeltaIter, VarintFormat};
@@ -43,8 +45,12 @@ extern crate alloc;
 extern crate std;
 
 pub mod arch;
+pub mod avro;
 pub mod bytes;
 pub mod codec;
 pub mod error;
+#[cfg(feature = "std")]
+pub mod io;
+pub mod sidecar;
 
 pub use error::{Error, ErrorKind, Result};
