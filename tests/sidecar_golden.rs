@@ -1,5 +1,6 @@
 //! Golden vectors: byte-exact builds, hit/miss queries, every flip and truncation rejected.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+#![cfg(feature = "std")]
 
 #[path = "sidecar_common/mod.rs"]
 mod common;

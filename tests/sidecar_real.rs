@@ -1,6 +1,7 @@
 //! Real Apache Paimon manifests and their published compact sidecars (tests/data/paimon),
 //! checked against the `.oracle.json` files written beside them.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+#![cfg(feature = "std")]
 
 #[path = "sidecar_common/mod.rs"]
 mod common;

@@ -515,7 +515,7 @@ impl<'a> Sidecar<'a> {
         &self,
         mut predicate: impl FnMut(&'a [u8]) -> bool,
     ) -> alloc::vec::Vec<bool> {
-        self.partitions().map(|t| predicate(t)).collect()
+        self.partitions().map(&mut predicate).collect()
     }
 }
 

@@ -129,13 +129,16 @@ pub fn settings(layout: Layout, rows: bool, buckets: bool) -> BuildSettings {
     }
 }
 
+pub type PartPred<'p> = &'p dyn Fn(&[u8]) -> bool;
+pub type BucketPred<'p> = &'p dyn Fn(i32, i32) -> bool;
+
 /// Brute force: does block `entries` pass a query, per the spec's semantics, given which
 /// dimensions are available (computed here independently from the entries)?
 pub fn brute_keeps(
     entries: &[TestEntry],
     rows: Option<&[(u64, u64)]>,
-    part: Option<&dyn Fn(&[u8]) -> bool>,
-    bucket: Option<&dyn Fn(i32, i32) -> bool>,
+    part: Option<PartPred<'_>>,
+    bucket: Option<BucketPred<'_>>,
     row_enabled: bool,
     bucket_enabled: bool,
 ) -> bool {
@@ -171,6 +174,119 @@ pub fn brute_keeps(
             .any(|e| p(e.bucket.unwrap(), e.total.unwrap()))
         {
             return false;
+        }
+    }
+    true
+}
+
+/// xorshift64*: deterministic test randomness.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+    pub fn chance(&mut self, one_in: u64) -> bool {
+        self.below(one_in) == 0
+    }
+}
+
+/// Recomputes the trailer of a (mutated) sidecar so validation gets past the checksum.
+pub fn reseal(bytes: &mut [u8]) {
+    use lakecore::codec::checksum;
+    if bytes.len() < 5 {
+        return;
+    }
+    if bytes[4] == 0 && bytes.len() >= 32 {
+        let n = bytes.len() - 32;
+        let sum = checksum::sha256(&bytes[..n]);
+        bytes[n..].copy_from_slice(&sum);
+    } else if bytes.len() >= 4 {
+        let n = bytes.len() - 4;
+        let sum = checksum::crc32(&bytes[..n]);
+        bytes[n..].copy_from_slice(&sum.to_be_bytes());
+    }
+}
+
+/// The shared fuzz/mutation oracle: validates `bytes` (self-described), and when valid drives
+/// every accessor and iterator and a few selections. Must never panic; returns whether the
+/// input validated.
+pub fn drive(bytes: &[u8]) -> bool {
+    use lakecore::sidecar::{BinaryRow, PartitionMask, Query, RowRanges, Sidecar};
+    let Ok(s) = Sidecar::validate_self_described(bytes) else {
+        return false;
+    };
+    // Validation with the derived facts must agree.
+    let facts = lakecore::sidecar::ManifestFacts {
+        length: s.manifest_length(),
+        entries: s.entry_count(),
+    };
+    assert!(Sidecar::validate(bytes, facts).is_ok());
+    let mut n = 0u32;
+    for t in s.partitions() {
+        assert_eq!(s.partition(n), Some(t));
+        n += 1;
+        let row = BinaryRow::from_partition(t, 0).unwrap();
+        for i in 0..row.arity().min(64) {
+            let _ = row.is_null(i);
+            let _ = row.get_i64(i);
+            let _ = row.get_str(i);
+            let _ = row.get_bytes(i);
+        }
+    }
+    assert_eq!(n, s.partition_count());
+    let mut blocks = 0u32;
+    let mut first = 0u64;
+    for b in s.blocks() {
+        assert_eq!(b.first_record, first);
+        first += b.record_count;
+        blocks += 1;
+        if let Some(ids) = b.partition_ids() {
+            for id in ids {
+                match id {
+                    Ok(id) => assert!(id < s.partition_count()),
+                    Err(_) => break,
+                }
+            }
+        }
+        if let Some(rows) = b.row_ids() {
+            let (min, max) = rows.envelope();
+            for r in rows {
+                match r {
+                    Ok((a, z)) => assert!(min <= a && a <= z && z <= max),
+                    Err(_) => break,
+                }
+            }
+        }
+        if let Some(pairs) = b.buckets() {
+            for p in pairs {
+                match p {
+                    Ok((bk, t)) => assert!(0 <= bk && bk < t),
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    assert_eq!(blocks, s.block_count());
+    assert_eq!(first, s.entry_count());
+    let mask: Vec<bool> = (0..s.partition_count()).map(|i| i % 2 == 0).collect();
+    let odd = |b: i32, _t: i32| b % 2 == 1;
+    let mut ranges = [(0u64, 100u64), (1 << 32, u64::MAX >> 1)];
+    let q = Query::new()
+        .rows(RowRanges::normalize(&mut ranges))
+        .partitions(PartitionMask::new(&mask))
+        .buckets(&odd);
+    for q in [Query::new(), q] {
+        for sel in s.select(&q) {
+            if sel.is_err() {
+                break;
+            }
         }
     }
     true
