@@ -22,7 +22,8 @@ pub fn run(args: &Args) -> CliResult {
         "lakecore demo (kernel tier: {})",
         lakecore::arch::active_tier().name()
     );
-    codecs(args.values)
+    codecs(args.values)?;
+    crate::sidecar::demo(50_000, 200)
 }
 
 /// A small deterministic generator (xorshift64*), so runs are repeatable.

@@ -5,6 +5,7 @@
 //! byte offset; usage errors exit with clap's status.
 
 mod demo;
+mod sidecar;
 mod util;
 
 use clap::{Parser, Subcommand};
@@ -22,12 +23,15 @@ struct Cli {
 enum Command {
     /// Run the built-in demonstration on generated data and print throughput figures.
     Demo(demo::Args),
+    /// Paimon manifest sidecars: inspect, select blocks, build from a manifest.
+    Sidecar(sidecar::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => demo::run(&args),
+        Command::Sidecar(args) => sidecar::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
