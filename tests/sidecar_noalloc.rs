@@ -1,11 +1,11 @@
 //! Validation, coverage walks and selection allocate nothing (counting global allocator).
 #![allow(
-#![cfg(feature = "std")]
     missing_docs,
     unsafe_code,
     clippy::unwrap_used,
     clippy::indexing_slicing
 )]
+#![cfg(feature = "std")]
 
 #[path = "sidecar_common/mod.rs"]
 mod common;
