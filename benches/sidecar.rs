@@ -8,8 +8,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lakecore::sidecar::{
-    BuildSettings, EntryCoverage, Layout, ManifestFacts, Query, RowRanges, Sidecar,
-    SidecarBuilder,
+    BuildSettings, EntryCoverage, Layout, ManifestFacts, Query, RowRanges, Sidecar, SidecarBuilder,
 };
 use sha2::Digest;
 use std::hint::black_box;
@@ -93,7 +92,13 @@ fn open_validate(c: &mut Criterion) {
         g.bench_with_input(
             BenchmarkId::new("lakecore_validate", layout.name()),
             &bytes,
-            |b, bytes| b.iter(|| Sidecar::validate(black_box(bytes), facts).unwrap().block_count()),
+            |b, bytes| {
+                b.iter(|| {
+                    Sidecar::validate(black_box(bytes), facts)
+                        .unwrap()
+                        .block_count()
+                })
+            },
         );
         match layout {
             Layout::Fixed => g.bench_with_input(

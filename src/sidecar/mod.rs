@@ -350,7 +350,7 @@ impl<'a> Sidecar<'a> {
             partition_count,
         };
         while walker.left > 0 {
-            walker.next_block()?;
+            walker.next_block(true)?;
         }
         let f = walker.f;
         f.cur.expect_end()?;
@@ -560,7 +560,9 @@ struct Frame<'a> {
 }
 
 /// One block of the manifest and its coverage, borrowed from a validated [`Sidecar`].
-#[derive(Clone, Debug)]
+///
+/// The block holds its three coverage frames; the iterators are built on demand.
+#[derive(Clone, Copy, Debug)]
 pub struct Block<'a> {
     /// Block ID (its position).
     pub id: u32,
@@ -572,38 +574,91 @@ pub struct Block<'a> {
     pub first_record: u64,
     /// Entries (ADD + DELETE) in the block.
     pub record_count: u64,
-    encodings: [u8; 3],
-    partitions: Option<PartitionIds<'a>>,
-    row_ids: Option<RowIdIntervals<'a>>,
-    buckets: Option<BucketPairs<'a>>,
+    layout: Layout,
+    partition_count: u32,
+    frames: [Frame<'a>; 3],
 }
 
 impl<'a> Block<'a> {
     /// The encoding bytes of the partition, row-ID and bucket dimensions (0 = unavailable,
     /// 1 = payload, other = unknown and treated as unavailable).
     pub fn encodings(&self) -> [u8; 3] {
-        self.encodings
+        self.frames.map(|f| f.encoding)
+    }
+
+    pub(crate) fn try_partition_ids(&self) -> Result<Option<PartitionIds<'a>>> {
+        let [f, _, _] = self.frames;
+        if f.encoding != ENCODING_V1 {
+            return Ok(None);
+        }
+        PartitionIds::frame(
+            self.layout,
+            f.payload,
+            f.at,
+            self.record_count,
+            self.partition_count,
+        )
+        .map(Some)
+    }
+
+    pub(crate) fn try_row_ids(&self) -> Result<Option<RowIdIntervals<'a>>> {
+        let [_, f, _] = self.frames;
+        if f.encoding != ENCODING_V1 {
+            return Ok(None);
+        }
+        RowIdIntervals::frame(self.layout, f.payload, f.at, self.record_count).map(Some)
+    }
+
+    pub(crate) fn try_buckets(&self) -> Result<Option<BucketPairs<'a>>> {
+        let [_, _, f] = self.frames;
+        if f.encoding != ENCODING_V1 {
+            return Ok(None);
+        }
+        BucketPairs::frame(self.layout, f.payload, f.at, self.record_count).map(Some)
     }
 
     /// The partition IDs of the block's entries, or `None` when unavailable.
     pub fn partition_ids(&self) -> Option<PartitionIds<'a>> {
-        self.partitions.clone()
+        self.try_partition_ids().ok().flatten()
     }
 
     /// The merged row-ID intervals of the block's entries, or `None` when unavailable.
     pub fn row_ids(&self) -> Option<RowIdIntervals<'a>> {
-        self.row_ids.clone()
+        self.try_row_ids().ok().flatten()
     }
 
-    /// The envelope `[min, max]` of the block's row IDs (no decoding), or `None`.
+    /// Whether the block has row-ID coverage.
+    pub fn has_row_ids(&self) -> bool {
+        self.frames[1].encoding == ENCODING_V1
+    }
+
+    /// The envelope `[min, max]` of the block's row IDs, read without decoding any delta;
+    /// `None` when unavailable.
+    #[inline]
     pub fn row_id_envelope(&self) -> Option<(u64, u64)> {
-        self.row_ids.as_ref().map(RowIdIntervals::envelope)
+        let [_, f, _] = self.frames;
+        if f.encoding != ENCODING_V1 {
+            return None;
+        }
+        let word = |at: usize| -> Option<u64> {
+            f.payload
+                .get(at..)
+                .and_then(|p| p.first_chunk::<8>())
+                .map(|b| u64::from_be_bytes(*b))
+        };
+        match self.layout {
+            Layout::Fixed => {
+                let min = word(4)?;
+                Some((min, min.checked_add(word(12)?)?))
+            }
+            Layout::Compact => Some((word(0)?, word(8)?)),
+        }
     }
 
     /// The `(bucket, totalBuckets)` pairs of the block's entries, or `None` when
     /// unavailable.
     pub fn buckets(&self) -> Option<BucketPairs<'a>> {
-        self.buckets.clone()
+        self.try_buckets().ok().flatten()
     }
 }
 
@@ -620,6 +675,7 @@ struct BlockWalker<'a> {
 }
 
 impl<'a> BlockWalker<'a> {
+    #[inline]
     fn frame(&mut self) -> Result<Frame<'a>> {
         let encoding = self.f.cur.u8()?;
         if encoding == ENCODING_UNAVAILABLE {
@@ -639,7 +695,8 @@ impl<'a> BlockWalker<'a> {
         })
     }
 
-    fn next_block(&mut self) -> Result<Block<'a>> {
+    #[inline]
+    fn next_block(&mut self, check: bool) -> Result<Block<'a>> {
         let at = self.f.cur.position();
         let offset = self.f.long()?;
         if offset != self.next_offset {
@@ -660,47 +717,23 @@ impl<'a> BlockWalker<'a> {
         if record_count == 0 || record_count > room {
             return Err(Error::new(ErrorKind::InvalidLength, at));
         }
-        let layout = self.f.layout;
-        let pf = self.frame()?;
-        let rf = self.frame()?;
-        let bf = self.frame()?;
-        let partitions = if pf.encoding == ENCODING_V1 {
-            Some(PartitionIds::frame(
-                layout,
-                pf.payload,
-                pf.at,
-                record_count,
-                self.partition_count,
-            )?)
-        } else {
-            None
-        };
-        let row_ids = if rf.encoding == ENCODING_V1 {
-            Some(RowIdIntervals::frame(
-                layout,
-                rf.payload,
-                rf.at,
-                record_count,
-            )?)
-        } else {
-            None
-        };
-        let buckets = if bf.encoding == ENCODING_V1 {
-            Some(BucketPairs::frame(layout, bf.payload, bf.at, record_count)?)
-        } else {
-            None
-        };
+        let frames = [self.frame()?, self.frame()?, self.frame()?];
         let block = Block {
             id: self.next_id,
             offset,
             length,
             first_record: self.next_first_record,
             record_count,
-            encodings: [pf.encoding, rf.encoding, bf.encoding],
-            partitions,
-            row_ids,
-            buckets,
+            layout: self.f.layout,
+            partition_count: self.partition_count,
+            frames,
         };
+        if check {
+            // Framing of every payload (counts, lengths, envelopes), no delta decoding.
+            block.try_partition_ids()?;
+            block.try_row_ids()?;
+            block.try_buckets()?;
+        }
         self.left -= 1;
         self.next_id = self.next_id.saturating_add(1);
         self.next_offset = end;
@@ -723,7 +756,7 @@ impl<'a> Iterator for Blocks<'a> {
         if self.walker.left == 0 {
             return None;
         }
-        match self.walker.next_block() {
+        match self.walker.next_block(false) {
             Ok(b) => Some(b),
             Err(_) => {
                 // Unreachable for a validated view; end the walk rather than panic.

@@ -143,14 +143,14 @@ impl<'q> Query<'q> {
     /// bucket; the first rejection ends the evaluation. A malformed delta stream met on the
     /// way is an error.
     pub fn keeps(&self, block: &Block<'_>) -> Result<bool> {
-        if let (Some(ranges), Some(intervals)) = (self.rows, block.row_ids.as_ref()) {
-            if !rows_hit(ranges.0, intervals.clone())? {
+        if let (Some(ranges), Some(envelope)) = (self.rows, block.row_id_envelope()) {
+            if !rows_hit(ranges.0, envelope, block)? {
                 return Ok(false);
             }
         }
-        if let (Some(mask), Some(ids)) = (self.partitions, block.partitions.as_ref()) {
+        if let (Some(mask), Some(ids)) = (self.partitions, block.try_partition_ids()?) {
             let mut hit = false;
-            for id in ids.clone() {
+            for id in ids {
                 if mask.passes(id?) {
                     hit = true;
                     break;
@@ -160,9 +160,9 @@ impl<'q> Query<'q> {
                 return Ok(false);
             }
         }
-        if let (Some(pred), Some(pairs)) = (self.buckets, block.buckets.as_ref()) {
+        if let (Some(pred), Some(pairs)) = (self.buckets, block.try_buckets()?) {
             let mut hit = false;
-            for pair in pairs.clone() {
+            for pair in pairs {
                 let (b, t) = pair?;
                 if pred(b, t) {
                     hit = true;
@@ -179,14 +179,16 @@ impl<'q> Query<'q> {
 
 /// Envelope first, then intervals until the first hit (merge walk over sorted ranges).
 #[inline]
-fn rows_hit(ranges: &[(u64, u64)], mut intervals: super::RowIdIntervals<'_>) -> Result<bool> {
-    let (min, max) = intervals.envelope();
+fn rows_hit(ranges: &[(u64, u64)], (min, max): (u64, u64), block: &Block<'_>) -> Result<bool> {
     let mut i = ranges.partition_point(|&(_, last)| last < min);
     match ranges.get(i) {
         Some(&(first, _)) if first <= max => {}
         _ => return Ok(false),
     }
-    for interval in intervals.by_ref() {
+    let Some(intervals) = block.try_row_ids()? else {
+        return Ok(true);
+    };
+    for interval in intervals {
         let (s, e) = interval?;
         while let Some(&(_, last)) = ranges.get(i) {
             if last < s {
