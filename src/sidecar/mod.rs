@@ -131,21 +131,37 @@ pub(crate) struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// A count or length: `int` (fixed) or varint `<= i32::MAX` (compact); never negative.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn count(&mut self) -> Result<u64> {
         match self.layout {
             Layout::Fixed => self.cur.len_i32_be().map(u64::from),
-            Layout::Compact => self.cur.uvarint_max(VarintFormat::SIDECAR, MAX_INT),
+            Layout::Compact => match self.one_byte() {
+                Some(v) => Ok(v),
+                None => self.cur.uvarint_max(VarintFormat::SIDECAR, MAX_INT),
+            },
         }
     }
 
     /// An offset, length or record count: `long` (fixed) or varint `<= i64::MAX`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn long(&mut self) -> Result<u64> {
         match self.layout {
             Layout::Fixed => self.cur.len_i64_be(),
-            Layout::Compact => self.cur.uvarint(VarintFormat::SIDECAR),
+            Layout::Compact => match self.one_byte() {
+                Some(v) => Ok(v),
+                None => self.cur.uvarint(VarintFormat::SIDECAR),
+            },
         }
+    }
+
+    /// Fast path for the one-byte varints that dominate compact sidecars.
+    #[inline(always)]
+    fn one_byte(&mut self) -> Option<u64> {
+        let b = self.cur.peek_u8()?;
+        if b < 0x80 && self.cur.skip(1).is_ok() {
+            return Some(u64::from(b));
+        }
+        None
     }
 }
 
