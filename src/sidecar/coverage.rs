@@ -14,6 +14,7 @@ const FMT: VarintFormat = VarintFormat::SIDECAR;
 
 /// Reads a payload's leading count (`int` or varint), checking `0 < count <= max` and that the
 /// rest of the payload has at least one byte per value.
+#[inline(always)]
 fn lead_count(f: &mut Fields<'_>, max: u64, allow_zero: bool) -> Result<u64> {
     let at = f.cur.position();
     let n = f.count()?;
@@ -39,6 +40,7 @@ pub struct PartitionIds<'a> {
 }
 
 impl<'a> PartitionIds<'a> {
+    #[inline(always)]
     pub(super) fn frame(
         layout: Layout,
         payload: &'a [u8],
@@ -120,6 +122,7 @@ pub struct RowIdIntervals<'a> {
 }
 
 impl<'a> RowIdIntervals<'a> {
+    #[inline(always)]
     pub(super) fn frame(
         layout: Layout,
         payload: &'a [u8],
@@ -214,6 +217,7 @@ impl<'a> RowIdIntervals<'a> {
     }
 }
 
+#[inline(always)]
 fn lead_count_fixed_rows(f: &mut Fields<'_>, record_count: u64) -> Result<u64> {
     let at = f.cur.position();
     let n = f.count()?;
@@ -284,6 +288,7 @@ pub struct BucketPairs<'a> {
 }
 
 impl<'a> BucketPairs<'a> {
+    #[inline(always)]
     pub(super) fn frame(
         layout: Layout,
         payload: &'a [u8],

@@ -602,6 +602,7 @@ impl<'a> Block<'a> {
         self.frames.map(|f| f.encoding)
     }
 
+    #[inline(always)]
     pub(crate) fn try_partition_ids(&self) -> Result<Option<PartitionIds<'a>>> {
         let [f, _, _] = self.frames;
         if f.encoding != ENCODING_V1 {
@@ -617,6 +618,7 @@ impl<'a> Block<'a> {
         .map(Some)
     }
 
+    #[inline(always)]
     pub(crate) fn try_row_ids(&self) -> Result<Option<RowIdIntervals<'a>>> {
         let [_, f, _] = self.frames;
         if f.encoding != ENCODING_V1 {
@@ -625,6 +627,7 @@ impl<'a> Block<'a> {
         RowIdIntervals::frame(self.layout, f.payload, f.at, self.record_count).map(Some)
     }
 
+    #[inline(always)]
     pub(crate) fn try_buckets(&self) -> Result<Option<BucketPairs<'a>>> {
         let [_, _, f] = self.frames;
         if f.encoding != ENCODING_V1 {
@@ -691,7 +694,7 @@ struct BlockWalker<'a> {
 }
 
 impl<'a> BlockWalker<'a> {
-    #[inline]
+    #[inline(always)]
     fn frame(&mut self) -> Result<Frame<'a>> {
         let encoding = self.f.cur.u8()?;
         if encoding == ENCODING_UNAVAILABLE {
