@@ -100,6 +100,17 @@ fn open_validate(c: &mut Criterion) {
                 })
             },
         );
+        g.bench_with_input(
+            BenchmarkId::new("lakecore_validate_parallel", layout.name()),
+            &bytes,
+            |b, bytes| {
+                b.iter(|| {
+                    Sidecar::validate_parallel(black_box(bytes), facts)
+                        .unwrap()
+                        .block_count()
+                })
+            },
+        );
         match layout {
             Layout::Fixed => g.bench_with_input(
                 BenchmarkId::new("sha2_only", layout.name()),

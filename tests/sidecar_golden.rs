@@ -270,3 +270,41 @@ fn caller_facts_must_match() {
         assert_eq!((s.manifest_length(), s.entry_count()), (457, 7));
     }
 }
+
+#[test]
+fn parallel_validation_agrees_with_sequential() {
+    for (name, _, _) in GOLDEN {
+        let bytes = golden(name);
+        let seq = Sidecar::validate(&bytes, FACTS).unwrap();
+        let par = Sidecar::validate_parallel(&bytes, FACTS).unwrap();
+        assert_eq!(seq.block_count(), par.block_count());
+        for i in (0..bytes.len()).step_by(7) {
+            let mut m = bytes.clone();
+            m[i] ^= 0x10;
+            assert_eq!(
+                Sidecar::validate(&m, FACTS).unwrap_err(),
+                Sidecar::validate_parallel(&m, FACTS).unwrap_err()
+            );
+            // With a resealed trailer the structural error must be the same too.
+            reseal(&mut m);
+            assert_eq!(
+                Sidecar::validate(&m, FACTS).err(),
+                Sidecar::validate_parallel(&m, FACTS).err(),
+                "{name} byte {i}"
+            );
+        }
+        for facts in [
+            ManifestFacts {
+                length: 1,
+                entries: 7,
+            },
+            ManifestFacts {
+                length: 457,
+                entries: 6,
+            },
+        ] {
+            let e = Sidecar::validate_parallel(&bytes, facts).unwrap_err();
+            assert_eq!(Some(e), Sidecar::validate(&bytes, facts).err());
+        }
+    }
+}

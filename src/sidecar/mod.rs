@@ -183,6 +183,14 @@ pub(crate) fn check_partition_tuple(tuple: &[u8], at: u64) -> Result<()> {
     Ok(())
 }
 
+/// Whether `stored` is the layout's checksum of `body`.
+fn checksum_ok(layout: Layout, body: &[u8], stored: &[u8]) -> bool {
+    match layout {
+        Layout::Fixed => checksum::sha256(body).as_slice() == stored,
+        Layout::Compact => checksum::crc32(body).to_be_bytes().as_slice() == stored,
+    }
+}
+
 /// A validated sidecar: borrowed bytes whose every container field, bound and payload frame
 /// has been checked once. Accessors never fail; coverage iterators check delta streams as
 /// they decode them.
@@ -241,7 +249,25 @@ impl<'a> Sidecar<'a> {
         }
     }
 
-    fn validate_inner(bytes: &'a [u8], facts: Option<ManifestFacts>) -> Result<Self> {
+    /// [`validate`](Self::validate) with the checksum computed on a second thread while the
+    /// structure is walked on the caller's (for large sidecars the walk then costs no wall
+    /// time next to the hash). Results and error precedence are those of `validate`: a
+    /// checksum mismatch wins over any structural error.
+    #[cfg(feature = "std")]
+    pub fn validate_parallel(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
+        let (layout, body, stored) = Self::split(bytes)?;
+        std::thread::scope(|scope| {
+            let sum = scope.spawn(|| checksum_ok(layout, body, stored));
+            let structure = Self::structure(bytes, layout, body, Some(facts));
+            if !sum.join().unwrap_or(false) {
+                return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
+            }
+            structure
+        })
+    }
+
+    /// Layout, body and stored trailer, after the size checks.
+    fn split(bytes: &'a [u8]) -> Result<(Layout, &'a [u8], &'a [u8])> {
         let layout = Self::detect_layout(bytes)?;
         let (trailer, min_len) = match layout {
             Layout::Fixed => (FIXED_TRAILER_LEN, 8 + FIXED_TRAILER_LEN),
@@ -250,18 +276,28 @@ impl<'a> Sidecar<'a> {
         if bytes.len() < min_len {
             return Err(Error::new(ErrorKind::Truncated, off(bytes.len())));
         }
-        let body_len = bytes.len() - trailer;
         let (body, stored) = bytes
-            .split_at_checked(body_len)
+            .split_at_checked(bytes.len() - trailer)
             .ok_or(Error::new(ErrorKind::Truncated, off(bytes.len())))?;
-        let sum_ok = match layout {
-            Layout::Fixed => checksum::sha256(body).as_slice() == stored,
-            Layout::Compact => checksum::crc32(body).to_be_bytes().as_slice() == stored,
-        };
-        if !sum_ok {
-            return Err(Error::new(ErrorKind::ChecksumMismatch, off(body_len)));
-        }
+        Ok((layout, body, stored))
+    }
 
+    fn validate_inner(bytes: &'a [u8], facts: Option<ManifestFacts>) -> Result<Self> {
+        let (layout, body, stored) = Self::split(bytes)?;
+        if !checksum_ok(layout, body, stored) {
+            return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
+        }
+        Self::structure(bytes, layout, body, facts)
+    }
+
+    /// Every check but the checksum.
+    fn structure(
+        bytes: &'a [u8],
+        layout: Layout,
+        body: &'a [u8],
+        facts: Option<ManifestFacts>,
+    ) -> Result<Self> {
+        let body_len = body.len();
         let mut f = Fields {
             cur: Cursor::new(body),
             layout,
