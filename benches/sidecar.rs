@@ -134,6 +134,9 @@ fn select_rows(c: &mut Criterion) {
         let s = Sidecar::validate(&bytes, facts).unwrap();
         // A row range inside block 60 000: every other block is rejected by its envelope.
         let target = s.blocks().nth(60_000).unwrap().row_id_envelope().unwrap().0 + 10;
+        if let (Layout::Compact, Some(dir)) = (layout, std::env::var_os("LAKECORE_DUMP_SIDECAR")) {
+            dump_for_pypaimon(std::path::Path::new(&dir), &bytes, facts, &s, target);
+        }
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         g.bench_function(BenchmarkId::new("point_range", layout.name()), |b| {
             b.iter(|| {
@@ -142,6 +145,18 @@ fn select_rows(c: &mut Criterion) {
                 s.select(black_box(&q)).filter(|x| x.is_ok()).count()
             })
         });
+        // What pypaimon's `select` does per call: validate (CRC, structure) and select.
+        g.bench_function(
+            BenchmarkId::new("validate_then_point_range", layout.name()),
+            |b| {
+                b.iter(|| {
+                    let s = Sidecar::validate(black_box(&bytes), facts).unwrap();
+                    let mut r = [(target, target + 100)];
+                    let q = Query::new().rows(RowRanges::normalize(&mut r));
+                    s.select(&q).filter(|x| x.is_ok()).count()
+                })
+            },
+        );
         // Many ranges spread over the file: intervals are decoded inside most envelopes.
         let mut spread: Vec<(u64, u64)> = (0..1000u64)
             .map(|i| {
@@ -160,6 +175,34 @@ fn select_rows(c: &mut Criterion) {
         });
     }
     g.finish();
+}
+
+/// Writes the compact 100k-block sidecar, its manifest facts, the point-range query and the
+/// blocks lakecore selects, for `benches/pypaimon_select.py` (same file, same query).
+fn dump_for_pypaimon(
+    dir: &std::path::Path,
+    bytes: &[u8],
+    facts: ManifestFacts,
+    s: &Sidecar<'_>,
+    target: u64,
+) {
+    let mut r = [(target, target + 100)];
+    let q = Query::new().rows(RowRanges::normalize(&mut r));
+    let offsets: Vec<String> = s
+        .select(&q)
+        .map(|b| b.unwrap().offset.to_string())
+        .collect();
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("select_100k.compact.sidecar"), bytes).unwrap();
+    let meta = format!(
+        "{{\"manifest_length\":{},\"entries\":{},\"rows\":[{},{}],\"selected_offsets\":[{}]}}\n",
+        facts.length,
+        facts.entries,
+        target,
+        target + 100,
+        offsets.join(",")
+    );
+    std::fs::write(dir.join("select_100k.json"), meta).unwrap();
 }
 
 criterion_group!(benches, open_validate, select_rows);

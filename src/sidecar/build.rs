@@ -127,6 +127,9 @@ impl SidecarBuilder {
             .ok_or(Error::new(ErrorKind::InvalidValue, self.entries))?;
         let ordinal = self.entries;
         match entry.partition {
+            // Like Apache Paimon's builder: once a block's partition coverage is unavailable,
+            // its later tuples are not added to the dictionary.
+            Some(_) if block.partitions.is_none() => {}
             Some(tuple) => {
                 check_partition_tuple(tuple, 0).map_err(|e| Error::new(e.kind, ordinal))?;
                 let next = u32::try_from(self.dictionary.len())
