@@ -352,6 +352,11 @@ mod decode {
             codec
                 .decompress(&mut data)
                 .map_err(|_| Error::new(ErrorKind::InvalidValue, block.data_offset))?;
+            // Every manifest entry takes at least one byte: refuse counts the data cannot
+            // hold before looping over them (degenerate schemas would otherwise spin).
+            if block.object_count > off(data.len()) {
+                return Err(Error::new(ErrorKind::InvalidLength, block.offset));
+            }
             let mut reader: &[u8] = &data;
             for _ in 0..block.object_count {
                 let value = apache_avro::from_avro_datum(&schema, &mut reader, None)
