@@ -38,7 +38,7 @@ impl RowWriter {
             let v = ((offset as u64) << 32) | b.len() as u64;
             self.slots[i] = v.to_le_bytes();
             self.var.extend_from_slice(b);
-            while self.var.len() % 8 != 0 {
+            while !self.var.len().is_multiple_of(8) {
                 self.var.push(0);
             }
         }
