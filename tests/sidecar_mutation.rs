@@ -128,12 +128,12 @@ fn each_error_kind_at_its_offset() {
         err(&with(compact(), 64, 0x0b)),
         (ErrorKind::InvalidLength, 64)
     );
-    // Tuple b made equal to tuple a is a duplicate (at tuple b's bytes).
+    // Tuple b made equal to tuple a is a duplicate, reported at its second occurrence.
     let mut dup = compact();
     let a = dup[65..93].to_vec();
     dup[94..122].copy_from_slice(&a);
     reseal(&mut dup);
-    assert_eq!(err(&dup), (ErrorKind::Duplicate, 65));
+    assert_eq!(err(&dup), (ErrorKind::Duplicate, 94));
     assert_eq!(
         err(&with(compact(), 122, 0x7f)),
         (ErrorKind::InvalidLength, 122)
@@ -222,4 +222,60 @@ fn unknown_encodings_are_skipped_per_dimension() {
         [0],
         "block 0 passes (no row coverage), blocks 1 and 2 miss row 16"
     );
+}
+
+#[test]
+fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
+    use lakecore::sidecar::{BuildSettings, EntryCoverage, Layout, SidecarBuilder};
+    let header = {
+        let mut h = b"Obj\x01".to_vec();
+        h.resize(30, 0);
+        h
+    };
+    let tuple = |i: u64| {
+        let mut p = vec![0, 0, 0, 1];
+        p.extend_from_slice(&[0u8; 8]);
+        p.extend_from_slice(&i.to_le_bytes());
+        p
+    };
+    for layout in [Layout::Fixed, Layout::Compact] {
+        let settings = BuildSettings {
+            layout,
+            ..BuildSettings::default()
+        };
+        let mut b = SidecarBuilder::new(settings, &header);
+        let n = 2000u64;
+        b.begin_block(30, 10).unwrap();
+        for i in 0..n {
+            let t = tuple(i);
+            b.add(EntryCoverage {
+                partition: Some(&t),
+                bucket: None,
+                total_buckets: None,
+                first_row_id: None,
+                row_count: 1,
+            })
+            .unwrap();
+        }
+        b.end_block().unwrap();
+        let bytes = b.finish(40).unwrap().unwrap();
+        let facts = ManifestFacts {
+            length: 40,
+            entries: n,
+        };
+        let s = Sidecar::validate(&bytes, facts).unwrap();
+        assert_eq!(s.partition_count() as u64, n);
+        // Make tuple 1999 equal to tuple 17 (the value field's first byte).
+        let t17 = tuple(17);
+        let t4321 = tuple(1999);
+        let at = bytes
+            .windows(t4321.len())
+            .position(|w| w == &t4321[..])
+            .unwrap();
+        let mut dup = bytes.clone();
+        dup[at..at + t17.len()].copy_from_slice(&t17);
+        reseal(&mut dup);
+        let e = Sidecar::validate(&dup, facts).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::Duplicate, at as u64));
+    }
 }
