@@ -332,7 +332,16 @@ mod decode {
     pub fn decode_entries(
         bytes: &[u8],
     ) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<ManifestEntry>)> {
+        // `apache-avro` can panic on hostile schemas (e.g. an invalid record name reached
+        // through an `unwrap`); such input is an error here, never a panic of the caller.
         let container = Container::parse(bytes)?;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode_blocks(container)))
+            .unwrap_or(Err(Error::new(ErrorKind::InvalidValue, 4)))
+    }
+
+    fn decode_blocks(
+        container: Container<'_>,
+    ) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<ManifestEntry>)> {
         let schema_json = container
             .metadata("avro.schema")
             .ok_or(Error::new(ErrorKind::InvalidValue, 4))?;
