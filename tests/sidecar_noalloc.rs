@@ -56,6 +56,11 @@ fn scan(bytes: &[u8], facts: ManifestFacts) -> u64 {
             acc += p.unwrap().0 as u64;
         }
     }
+    let mut spans = [(0u32, 0u32); 512];
+    let index = s.partition_index(&mut spans).unwrap();
+    for id in 0..s.partition_count() {
+        acc += index.get(id).unwrap().len() as u64;
+    }
     let mut scratch = [false; 512];
     let mask = s
         .partition_mask(&mut scratch, |t| {

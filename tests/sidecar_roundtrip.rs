@@ -129,6 +129,15 @@ fn random_builds_select_like_brute_force() {
                 .unwrap();
                 let s = Sidecar::validate(&bytes, facts).unwrap();
                 assert_eq!(s.layout(), layout);
+                // O(1) dictionary access (non-uniform tuple sizes included) == the walk.
+                let mut scratch = vec![(0u32, 0u32); s.partition_count() as usize];
+                let index = s.partition_index(&mut scratch).unwrap();
+                for (id, t) in s.partitions().enumerate() {
+                    assert_eq!(index.get(id as u32), Some(t));
+                    assert_eq!(s.partition(id as u32), Some(t));
+                }
+                assert_eq!(index.get(s.partition_count()), None);
+                assert!(s.partition_index(&mut []).is_err() || s.partition_count() == 0);
                 // Coverage decodes to exactly what the entries say.
                 for (b, (_, _, entries)) in s.blocks().zip(&blocks) {
                     let ids: BTreeSet<u32> =

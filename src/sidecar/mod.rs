@@ -536,6 +536,31 @@ impl<'a> Sidecar<'a> {
         self.partitions().nth(id)
     }
 
+    /// An O(1) index of the dictionary for any tuple sizes: the start of every tuple is
+    /// recorded in `scratch` (at least [`partition_count`](Self::partition_count) long;
+    /// [`ErrorKind::LimitExceeded`] otherwise).
+    pub fn partition_index<'s>(
+        &self,
+        scratch: &'s mut [(u32, u32)],
+    ) -> Result<PartitionIndex<'a, 's>> {
+        let n = usize::try_from(self.partition_count)
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, 0))?;
+        let slots = scratch
+            .get_mut(..n)
+            .ok_or(Error::new(ErrorKind::LimitExceeded, 0))?;
+        for (slot, (at, tuple)) in slots.iter_mut().zip(self.partitions_with_offsets()) {
+            let start = at.saturating_sub(self.dictionary_at);
+            *slot = (
+                u32::try_from(start).map_err(|_| Error::new(ErrorKind::LimitExceeded, at))?,
+                u32::try_from(tuple.len()).map_err(|_| Error::new(ErrorKind::LimitExceeded, at))?,
+            );
+        }
+        Ok(PartitionIndex {
+            dictionary: self.dictionary,
+            spans: slots,
+        })
+    }
+
     /// The blocks in file order.
     pub fn blocks(&self) -> Blocks<'a> {
         Blocks {
@@ -604,6 +629,34 @@ impl<'a> Iterator for PartitionsAt<'a> {
         let at = self.f.cur.position();
         let tuple = self.f.cur.bytes_u64(len).ok()?;
         Some((at, tuple))
+    }
+}
+
+/// O(1) access to dictionary tuples by ID; see [`Sidecar::partition_index`].
+#[derive(Debug)]
+pub struct PartitionIndex<'a, 's> {
+    dictionary: &'a [u8],
+    spans: &'s [(u32, u32)],
+}
+
+impl<'a> PartitionIndex<'a, '_> {
+    /// The tuple with dictionary ID `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<&'a [u8]> {
+        let &(start, len) = self.spans.get(usize::try_from(id).ok()?)?;
+        let start = usize::try_from(start).ok()?;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        self.dictionary.get(start..end)
+    }
+
+    /// Number of tuples.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether the dictionary is empty.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
     }
 }
 

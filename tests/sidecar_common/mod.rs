@@ -229,8 +229,12 @@ pub fn drive(bytes: &[u8]) -> bool {
     };
     assert!(Sidecar::validate(bytes, facts).is_ok());
     let mut n = 0u32;
+    let mut scratch = vec![(0u32, 0u32); s.partition_count() as usize];
+    let index = s.partition_index(&mut scratch).unwrap();
+    assert_eq!(index.len(), s.partition_count() as usize);
     for t in s.partitions() {
         assert_eq!(s.partition(n), Some(t));
+        assert_eq!(index.get(n), Some(t));
         n += 1;
         let row = BinaryRow::from_partition(t, 0).unwrap();
         for i in 0..row.arity().min(64) {
