@@ -308,3 +308,39 @@ fn parallel_validation_agrees_with_sequential() {
         }
     }
 }
+
+#[test]
+fn serialize_checks_the_entry_count() {
+    use lakecore::sidecar::{EntryCoverage, SidecarBuilder};
+    let make = || {
+        let mut b = SidecarBuilder::new(settings(Layout::Compact, true, true), &golden_header());
+        for (offset, length, entries) in golden_blocks() {
+            b.begin_block(offset, length).unwrap();
+            for e in &entries {
+                b.add(EntryCoverage {
+                    partition: Some(&e.partition),
+                    bucket: e.bucket,
+                    total_buckets: e.total,
+                    first_row_id: e.first_row_id,
+                    row_count: e.row_count,
+                })
+                .unwrap();
+            }
+            b.end_block().unwrap();
+        }
+        b
+    };
+    assert_eq!(
+        make().serialize(457, 7).unwrap().unwrap(),
+        golden("compact-v1.hex")
+    );
+    assert_eq!(
+        make().serialize(457, 8).unwrap_err().kind,
+        ErrorKind::Mismatch
+    );
+    // A manifest length that the blocks do not tile is refused too.
+    assert_eq!(
+        make().serialize(458, 7).unwrap_err().kind,
+        ErrorKind::Mismatch
+    );
+}

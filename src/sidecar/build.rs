@@ -182,6 +182,16 @@ impl SidecarBuilder {
         Ok(())
     }
 
+    /// Serialises like [`finish`](Self::finish), also checking the caller's entry count
+    /// (`numAddedFiles + numDeletedFiles`) against the entries added
+    /// ([`ErrorKind::Mismatch`] otherwise).
+    pub fn serialize(self, manifest_length: u64, entry_count: u64) -> Result<Option<Vec<u8>>> {
+        if entry_count != self.entries {
+            return Err(Error::new(ErrorKind::Mismatch, entry_count));
+        }
+        self.finish(manifest_length)
+    }
+
     /// Serialises the sidecar of a manifest of `manifest_length` bytes; `None` when the
     /// `write` switch is off. The result is validated before it is returned.
     pub fn finish(self, manifest_length: u64) -> Result<Option<Vec<u8>>> {
