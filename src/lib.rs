@@ -11,7 +11,9 @@
 //!
 //! Layers, top to bottom: [`error`] and [`bytes`] (errors, the checked cursor), [`codec`]
 //! (varints, bit packing, checksums, Thrift), [`arch`] (CPU-specific kernels and their dispatch);
-//! the formats: [`footer`] (Parquet modular footers).
+//! then the formats: [`sidecar`] (Paimon manifest sidecars) over [`avro`] (object-container
+//! framing), [`blob`] (Paimon BLOB files), [`footer`] (Parquet modular footers), and `io`
+//! (feature `std`: mapping, span reads, caches).
 //!
 //! ```
 //! use lakecore::codec::varint::{ZigZagDeltaIter, VarintFormat};
@@ -44,11 +46,15 @@ extern crate alloc;
 extern crate std;
 
 pub mod arch;
+pub mod avro;
 pub mod blob;
 pub mod bytes;
 pub mod codec;
 pub mod error;
 pub mod footer;
+#[cfg(feature = "std")]
+pub mod io;
+pub mod sidecar;
 
 pub use error::{Error, ErrorKind, Result};
 

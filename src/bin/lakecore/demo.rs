@@ -23,6 +23,7 @@ pub fn run(args: &Args) -> CliResult {
         lakecore::arch::active_tier().name()
     );
     codecs(args.values)?;
+    crate::sidecar::demo(50_000, 200)?;
     crate::blob::demo(1_000_000)?;
     crate::footer::demo()
 }

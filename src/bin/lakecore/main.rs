@@ -7,6 +7,7 @@
 mod blob;
 mod demo;
 mod footer;
+mod sidecar;
 mod util;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,8 @@ enum Command {
     Blob(blob::Args),
     /// Parquet modular footers: convert, inspect, read placement.
     Footer(footer::Args),
+    /// Paimon manifest sidecars: inspect, select blocks, build from a manifest.
+    Sidecar(sidecar::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(&args),
         Command::Blob(args) => blob::run(&args),
         Command::Footer(args) => footer::run(&args),
+        Command::Sidecar(args) => sidecar::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

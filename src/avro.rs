@@ -1,0 +1,408 @@
+//! Avro object-container framing over borrowed bytes, and (feature `std`) the manifest-entry
+//! decoding that builds sidecars from real Paimon manifests.
+//!
+//! The core part knows the container only: magic `Obj\x01`, the metadata map (`avro.schema`,
+//! `avro.codec`, ...), the 16-byte sync marker, and the block list (object-count varint,
+//! size varint, data, sync) with every length checked. It does not decode records; that is
+//! [`build_from_manifest`]'s job, which uses the `apache-avro` crate for datums (codecs null,
+//! deflate, snappy with its CRC-32, zstandard).
+//!
+//! ```
+//! use lakecore::avro::Container;
+//! // Header: magic, a one-entry map {"avro.codec": "null"}, end of map, 16-byte sync.
+//! let mut file = b"Obj\x01\x02\x14avro.codec\x08null\x00".to_vec();
+//! file.extend_from_slice(&[7u8; 16]);
+//! let header_len = file.len() as u64;
+//! // One block: 2 objects, 3 data bytes, sync.
+//! file.extend_from_slice(&[0x04, 0x06, 1, 2, 3]);
+//! file.extend_from_slice(&[7u8; 16]);
+//! let c = Container::parse(&file)?;
+//! assert_eq!(c.header_len(), header_len);
+//! assert_eq!(c.metadata("avro.codec"), Some(&b"null"[..]));
+//! let blocks: Vec<_> = c.blocks().collect::<Result<_, _>>()?;
+//! assert_eq!((blocks[0].offset, blocks[0].length, blocks[0].object_count), (header_len, 21, 2));
+//! # Ok::<(), lakecore::Error>(())
+//! ```
+
+use crate::bytes::Cursor;
+use crate::codec::varint::{zigzag_decode, VarintFormat};
+use crate::error::{off, Error, ErrorKind, Result};
+
+/// The object-container magic.
+pub const MAGIC: [u8; 4] = *b"Obj\x01";
+/// Sync marker length.
+pub const SYNC_LEN: usize = 16;
+
+/// Reads an Avro `long` (ZigZag varint, at most 10 bytes, shortest form).
+fn long(c: &mut Cursor<'_>) -> Result<i64> {
+    c.uvarint(VarintFormat::U64).map(zigzag_decode)
+}
+
+/// Reads a non-negative Avro `long` used as a length or count.
+fn length(c: &mut Cursor<'_>) -> Result<u64> {
+    let at = c.position();
+    let v = long(c)?;
+    u64::try_from(v).map_err(|_| Error::new(ErrorKind::InvalidLength, at))
+}
+
+/// A parsed object-container header over borrowed bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Container<'a> {
+    bytes: &'a [u8],
+    header_len: usize,
+    metadata: &'a [u8],
+    metadata_at: u64,
+    sync: &'a [u8; SYNC_LEN],
+}
+
+impl<'a> Container<'a> {
+    /// Parses the header of the container file `bytes` (the whole file, or at least its
+    /// header for [`header`](Self::header) and [`metadata`](Self::metadata)).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self> {
+        let mut c = Cursor::new(bytes);
+        if c.array::<4>()? != &MAGIC {
+            return Err(Error::new(ErrorKind::BadMagic, 0));
+        }
+        let metadata_at = c.position();
+        let start = c.index();
+        loop {
+            let at = c.position();
+            let count = long(&mut c)?;
+            if count == 0 {
+                break;
+            }
+            if count < 0 {
+                length(&mut c)?; // byte size of the map block, unused
+            }
+            let count = count.unsigned_abs();
+            if count > off(c.remaining()) {
+                return Err(Error::new(ErrorKind::InvalidLength, at));
+            }
+            for _ in 0..count {
+                let n = length(&mut c)?;
+                c.bytes_u64(n)?;
+                let n = length(&mut c)?;
+                c.bytes_u64(n)?;
+            }
+        }
+        let metadata = bytes.get(start..c.index()).unwrap_or_default();
+        let sync = c.array::<SYNC_LEN>()?;
+        Ok(Container {
+            bytes,
+            header_len: c.index(),
+            metadata,
+            metadata_at,
+            sync,
+        })
+    }
+
+    /// Header length in bytes (magic + metadata + sync).
+    pub fn header_len(&self) -> u64 {
+        off(self.header_len)
+    }
+
+    /// The header bytes `[0, header_len)`.
+    pub fn header(&self) -> &'a [u8] {
+        self.bytes.get(..self.header_len).unwrap_or_default()
+    }
+
+    /// The sync marker.
+    pub fn sync(&self) -> &'a [u8; SYNC_LEN] {
+        self.sync
+    }
+
+    /// The metadata entries `(key, value)` in file order.
+    pub fn metadata_entries(&self) -> MetadataEntries<'a> {
+        MetadataEntries {
+            c: Cursor::with_origin(self.metadata, self.metadata_at),
+            left: 0,
+        }
+    }
+
+    /// The value of metadata key `key` (first occurrence).
+    pub fn metadata(&self, key: &str) -> Option<&'a [u8]> {
+        self.metadata_entries()
+            .find(|(k, _)| *k == key.as_bytes())
+            .map(|(_, v)| v)
+    }
+
+    /// The codec name (`avro.codec`, `null` when absent).
+    pub fn codec(&self) -> &'a [u8] {
+        self.metadata("avro.codec").unwrap_or(b"null")
+    }
+
+    /// The data blocks after the header, each checked (lengths, sync marker).
+    pub fn blocks(&self) -> AvroBlocks<'a> {
+        AvroBlocks {
+            c: Cursor::new(self.bytes),
+            sync: self.sync,
+            started: false,
+            header_len: self.header_len,
+            failed: false,
+        }
+    }
+}
+
+/// Metadata map entries; see [`Container::metadata_entries`].
+#[derive(Clone, Debug)]
+pub struct MetadataEntries<'a> {
+    c: Cursor<'a>,
+    left: u64,
+}
+
+impl<'a> Iterator for MetadataEntries<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+    fn next(&mut self) -> Option<Self::Item> {
+        // Already validated by `Container::parse`; any failure ends the walk.
+        while self.left == 0 {
+            let count = long(&mut self.c).ok()?;
+            if count == 0 {
+                return None;
+            }
+            if count < 0 {
+                length(&mut self.c).ok()?;
+            }
+            self.left = count.unsigned_abs();
+        }
+        self.left -= 1;
+        let n = length(&mut self.c).ok()?;
+        let k = self.c.bytes_u64(n).ok()?;
+        let n = length(&mut self.c).ok()?;
+        let v = self.c.bytes_u64(n).ok()?;
+        Some((k, v))
+    }
+}
+
+/// One data block of a container file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AvroBlock<'a> {
+    /// Offset of the block's object-count varint.
+    pub offset: u64,
+    /// Length: count varint + size varint + data + sync.
+    pub length: u64,
+    /// Objects (records) in the block.
+    pub object_count: u64,
+    /// The (possibly compressed) data.
+    pub data: &'a [u8],
+    /// Absolute offset of `data`.
+    pub data_offset: u64,
+}
+
+/// The data blocks of a container; see [`Container::blocks`].
+#[derive(Clone, Debug)]
+pub struct AvroBlocks<'a> {
+    c: Cursor<'a>,
+    sync: &'a [u8; SYNC_LEN],
+    started: bool,
+    header_len: usize,
+    failed: bool,
+}
+
+impl<'a> AvroBlocks<'a> {
+    fn step(&mut self) -> Result<AvroBlock<'a>> {
+        let offset = self.c.position();
+        let object_count = length(&mut self.c)?;
+        let size = length(&mut self.c)?;
+        let data_offset = self.c.position();
+        let data = self.c.bytes_u64(size)?;
+        let sync_at = self.c.position();
+        if self.c.array::<SYNC_LEN>()? != self.sync {
+            return Err(Error::new(ErrorKind::Mismatch, sync_at));
+        }
+        Ok(AvroBlock {
+            offset,
+            length: self.c.position() - offset,
+            object_count,
+            data,
+            data_offset,
+        })
+    }
+}
+
+impl<'a> Iterator for AvroBlocks<'a> {
+    type Item = Result<AvroBlock<'a>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        if !self.started {
+            self.started = true;
+            if let Err(e) = self.c.skip(self.header_len) {
+                self.failed = true;
+                return Some(Err(e));
+            }
+        }
+        if self.c.is_empty() {
+            return None;
+        }
+        let r = self.step();
+        self.failed = r.is_err();
+        Some(r)
+    }
+}
+
+impl core::iter::FusedIterator for AvroBlocks<'_> {}
+
+#[cfg(feature = "std")]
+pub use decode::{build_from_manifest, decode_entries, ManifestEntry};
+
+#[cfg(feature = "std")]
+mod decode {
+    use super::{AvroBlock, Container};
+    use crate::error::{off, Error, ErrorKind, Result};
+    use crate::sidecar::{BuildSettings, EntryCoverage, SidecarBuilder};
+    use alloc::string::String;
+    use alloc::vec::Vec;
+    use apache_avro::types::Value;
+    use apache_avro::{Codec, Schema};
+    use core::str::FromStr;
+
+    /// The manifest-entry fields a sidecar needs, decoded by name.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ManifestEntry {
+        /// Ordinal of the block holding the entry.
+        pub block: usize,
+        /// `_PARTITION` bytes.
+        pub partition: Option<Vec<u8>>,
+        /// `_BUCKET`.
+        pub bucket: Option<i32>,
+        /// `_TOTAL_BUCKETS`.
+        pub total_buckets: Option<i32>,
+        /// `_FILE._FIRST_ROW_ID`.
+        pub first_row_id: Option<i64>,
+        /// `_FILE._ROW_COUNT`.
+        pub row_count: Option<i64>,
+    }
+
+    fn unwrap_union(v: &Value) -> &Value {
+        match v {
+            Value::Union(_, inner) => inner,
+            other => other,
+        }
+    }
+
+    fn field<'v>(record: &'v [(String, Value)], name: &str) -> Option<&'v Value> {
+        record
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| unwrap_union(v))
+    }
+
+    fn as_i64(v: Option<&Value>) -> Option<i64> {
+        match v? {
+            Value::Long(x) => Some(*x),
+            Value::Int(x) => Some(i64::from(*x)),
+            _ => None,
+        }
+    }
+
+    fn as_i32(v: Option<&Value>) -> Option<i32> {
+        match v? {
+            Value::Int(x) => Some(*x),
+            Value::Long(x) => i32::try_from(*x).ok(),
+            _ => None,
+        }
+    }
+
+    fn entry_of(value: &Value, block: usize, at: u64) -> Result<ManifestEntry> {
+        let Value::Record(fields) = unwrap_union(value) else {
+            return Err(Error::new(ErrorKind::InvalidValue, at));
+        };
+        let partition = match field(fields, "_PARTITION") {
+            Some(Value::Bytes(b)) => Some(b.clone()),
+            _ => None,
+        };
+        let file = match field(fields, "_FILE") {
+            Some(Value::Record(f)) => Some(f),
+            _ => None,
+        };
+        Ok(ManifestEntry {
+            block,
+            partition,
+            bucket: as_i32(field(fields, "_BUCKET")),
+            total_buckets: as_i32(field(fields, "_TOTAL_BUCKETS")),
+            first_row_id: file.and_then(|f| as_i64(field(f, "_FIRST_ROW_ID"))),
+            row_count: file.and_then(|f| as_i64(field(f, "_ROW_COUNT"))),
+        })
+    }
+
+    /// Decodes every manifest entry of the container `bytes` (writer schema from the header,
+    /// fields by name), with the block list. Errors point at the offending metadata value or
+    /// block data.
+    pub fn decode_entries(
+        bytes: &[u8],
+    ) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<ManifestEntry>)> {
+        // `apache-avro` can panic on hostile schemas (e.g. an invalid record name reached
+        // through an `unwrap`); such input is an error here, never a panic of the caller.
+        let container = Container::parse(bytes)?;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode_blocks(container)))
+            .unwrap_or(Err(Error::new(ErrorKind::InvalidValue, 4)))
+    }
+
+    fn decode_blocks(
+        container: Container<'_>,
+    ) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<ManifestEntry>)> {
+        let schema_json = container
+            .metadata("avro.schema")
+            .ok_or(Error::new(ErrorKind::InvalidValue, 4))?;
+        let schema_text = core::str::from_utf8(schema_json)
+            .map_err(|_| Error::new(ErrorKind::InvalidValue, 4))?;
+        let schema =
+            Schema::parse_str(schema_text).map_err(|_| Error::new(ErrorKind::InvalidValue, 4))?;
+        let codec_name = core::str::from_utf8(container.codec())
+            .map_err(|_| Error::new(ErrorKind::InvalidValue, 4))?;
+        let codec = Codec::from_str(codec_name)
+            .map_err(|_| Error::new(ErrorKind::UnsupportedVersion, 4))?;
+        let mut blocks = Vec::new();
+        let mut entries = Vec::new();
+        for (index, block) in container.blocks().enumerate() {
+            let block = block?;
+            let mut data = block.data.to_vec();
+            codec
+                .decompress(&mut data)
+                .map_err(|_| Error::new(ErrorKind::InvalidValue, block.data_offset))?;
+            // Every manifest entry takes at least one byte: refuse counts the data cannot
+            // hold before looping over them (degenerate schemas would otherwise spin).
+            if block.object_count > off(data.len()) {
+                return Err(Error::new(ErrorKind::InvalidLength, block.offset));
+            }
+            let mut reader: &[u8] = &data;
+            for _ in 0..block.object_count {
+                let value = apache_avro::from_avro_datum(&schema, &mut reader, None)
+                    .map_err(|_| Error::new(ErrorKind::InvalidValue, block.data_offset))?;
+                entries.push(entry_of(&value, index, block.data_offset)?);
+            }
+            if !reader.is_empty() {
+                return Err(Error::new(ErrorKind::TrailingBytes, block.data_offset));
+            }
+            blocks.push(block);
+        }
+        Ok((container, blocks, entries))
+    }
+
+    /// Builds the sidecar of the completed manifest `bytes` (`None` when `settings.write` is
+    /// off): scans the container, decodes each block's entries, pairs them with the block
+    /// and serialises. Nothing is written or published.
+    pub fn build_from_manifest(bytes: &[u8], settings: BuildSettings) -> Result<Option<Vec<u8>>> {
+        if !settings.write {
+            return Ok(None);
+        }
+        let (container, blocks, entries) = decode_entries(bytes)?;
+        let mut builder = SidecarBuilder::new(settings, container.header());
+        let mut entries = entries.iter().peekable();
+        for (index, block) in blocks.iter().enumerate() {
+            builder.begin_block(block.offset, block.length)?;
+            while let Some(e) = entries.next_if(|e| e.block == index) {
+                builder.add(EntryCoverage {
+                    partition: e.partition.as_deref(),
+                    bucket: e.bucket,
+                    total_buckets: e.total_buckets,
+                    first_row_id: e.first_row_id,
+                    row_count: e.row_count.unwrap_or(0),
+                })?;
+            }
+            builder.end_block()?;
+        }
+        builder.finish(off(bytes.len()))
+    }
+}

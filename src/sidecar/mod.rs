@@ -1,0 +1,979 @@
+//! Paimon manifest sidecars (`PMSC`): validate in place, walk coverage, select blocks, build.
+//!
+//! A sidecar describes, for every physical Avro block of one manifest, which partitions,
+//! row-ID intervals and `(bucket, totalBuckets)` pairs the block's entries cover. This module
+//! owns the two container layouts of format version 1 (told apart by byte 4):
+//!
+//! * [`Layout::Fixed`]: fixed-width big-endian integers, SHA-256 trailer (the default for
+//!   building);
+//! * [`Layout::Compact`]: LEB128 varints, CRC-32 trailer (what Apache Paimon ships).
+//!
+//! [`Sidecar::validate`] checks everything once (checksum, every container field and bound,
+//! block tiling, entry count, payload framing) without decoding delta streams and without
+//! allocating; the view then hands out borrowed sub-slices and lazy, checked iterators
+//! ([`PartitionIds`], [`RowIdIntervals`], [`BucketPairs`]). [`Query`] + [`Sidecar::select`]
+//! pick the blocks a scan must read. [`BinaryRow`] reads typed partition values so predicates
+//! can be written on values. [`SidecarBuilder`] (feature `alloc`) writes either layout.
+//!
+//! This module knows nothing of files: the `io` module maps and reads them.
+//!
+//! ```
+//! use lakecore::sidecar::{Layout, ManifestFacts, Query, RowRanges, Sidecar};
+//! # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+//! # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+//! #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+//! let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+//! assert_eq!(sidecar.layout(), Layout::Compact);
+//! let mut rows = [(20, 20)];
+//! let query = Query::new().rows(RowRanges::normalize(&mut rows));
+//! let firsts: Vec<u64> = sidecar
+//!     .select(&query)
+//!     .map(|b| b.map(|b| b.first_record))
+//!     .collect::<Result<_, _>>()?;
+//! assert_eq!(firsts, [0, 5]);
+//! # Ok::<(), lakecore::Error>(())
+//! ```
+
+mod binary_row;
+#[cfg(feature = "alloc")]
+mod build;
+mod coverage;
+mod select;
+
+pub use binary_row::BinaryRow;
+#[cfg(feature = "alloc")]
+pub use build::{BuildSettings, EntryCoverage, SidecarBuilder};
+pub use coverage::{BucketPairs, PartitionIds, RowIdIntervals};
+pub use select::{PartitionMask, Query, RowRanges, SelectedBlock, Selection};
+
+use crate::bytes::Cursor;
+use crate::codec::checksum;
+use crate::codec::varint::VarintFormat;
+use crate::error::{off, Error, ErrorKind, Result};
+
+/// The four magic bytes at the start of every sidecar.
+pub const MAGIC: [u8; 4] = *b"PMSC";
+/// The only format version this crate reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// Trailer size of the fixed layout (SHA-256).
+pub const FIXED_TRAILER_LEN: usize = 32;
+/// Trailer size of the compact layout (big-endian CRC-32).
+pub const COMPACT_TRAILER_LEN: usize = 4;
+/// The smallest compact sidecar Apache Paimon accepts.
+pub const COMPACT_MIN_LEN: usize = 33;
+/// The smallest Avro header a sidecar may carry.
+pub const MIN_AVRO_HEADER_LEN: u64 = 21;
+/// The smallest partition tuple: arity prefix + 8-byte null region (arity 0).
+pub const MIN_PARTITION_LEN: u64 = 12;
+/// The Avro object-container magic the embedded header starts with.
+pub const AVRO_MAGIC: [u8; 4] = *b"Obj\x01";
+/// Coverage encoding byte: no coverage (nothing follows).
+pub const ENCODING_UNAVAILABLE: u8 = 0;
+/// Coverage encoding byte: a payload of this format version follows.
+pub const ENCODING_V1: u8 = 1;
+
+/// Bound on counts and lengths (`int` fields; compact counts are bounded likewise).
+const MAX_INT: u64 = i32::MAX as u64;
+/// Bound on offsets, lengths and record counts (`long` fields).
+const MAX_LONG: u64 = i64::MAX as u64;
+
+/// The container layout of a sidecar (told apart by byte 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Fixed-width big-endian integers, SHA-256 trailer.
+    Fixed,
+    /// Canonical LEB128 varints, CRC-32 trailer (Apache Paimon's layout).
+    Compact,
+}
+
+impl Layout {
+    /// `"fixed"` or `"compact"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layout::Fixed => "fixed",
+            Layout::Compact => "compact",
+        }
+    }
+
+    /// Smallest encoding of one dictionary record (length field + 12-byte tuple).
+    const fn min_partition_record(self) -> u64 {
+        match self {
+            Layout::Fixed => 4 + MIN_PARTITION_LEN,
+            Layout::Compact => 1 + MIN_PARTITION_LEN,
+        }
+    }
+
+    /// Smallest encoding of one block (three integers + three encoding bytes).
+    const fn min_block_record(self) -> u64 {
+        match self {
+            Layout::Fixed => 24 + 3,
+            Layout::Compact => 6,
+        }
+    }
+}
+
+/// What the caller knows of the manifest the sidecar describes (from its
+/// `ManifestFileMeta`): `fileSize` and `numAddedFiles + numDeletedFiles`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ManifestFacts {
+    /// The manifest's size in bytes.
+    pub length: u64,
+    /// The manifest's entry count (ADD + DELETE).
+    pub entries: u64,
+}
+
+/// Reads the layout's container integers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fields<'a> {
+    pub(crate) cur: Cursor<'a>,
+    pub(crate) layout: Layout,
+}
+
+impl<'a> Fields<'a> {
+    /// A count or length: `int` (fixed) or varint `<= i32::MAX` (compact); never negative.
+    #[inline(always)]
+    pub(crate) fn count(&mut self) -> Result<u64> {
+        match self.layout {
+            Layout::Fixed => self.cur.len_i32_be().map(u64::from),
+            Layout::Compact => match self.one_byte() {
+                Some(v) => Ok(v),
+                None => self.cur.uvarint_max(VarintFormat::SIDECAR, MAX_INT),
+            },
+        }
+    }
+
+    /// An offset, length or record count: `long` (fixed) or varint `<= i64::MAX`.
+    #[inline(always)]
+    pub(crate) fn long(&mut self) -> Result<u64> {
+        match self.layout {
+            Layout::Fixed => self.cur.len_i64_be(),
+            Layout::Compact => match self.short_varint() {
+                Some(v) => Ok(v),
+                None => self.cur.uvarint(VarintFormat::SIDECAR),
+            },
+        }
+    }
+
+    /// Branch-free decode of a canonical varint of 1..=8 bytes when 8 bytes are readable
+    /// (offsets and lengths in compact sidecars); `None` sends every other case (longer,
+    /// non-canonical, near the end) to the checked decoder, which also reports errors.
+    #[inline(always)]
+    fn short_varint(&mut self) -> Option<u64> {
+        let word = u64::from_le_bytes(*self.cur.rest().first_chunk::<8>()?);
+        let stops = !word & 0x8080_8080_8080_8080;
+        if stops == 0 {
+            return None;
+        }
+        let t = stops.trailing_zeros(); // the stop byte's high bit: 7, 15, ..., 63
+        let len = t / 8 + 1;
+        let x = if t >= 63 {
+            word
+        } else {
+            word & ((1u64 << (t + 1)) - 1)
+        };
+        if len > 1 && (x >> (8 * (len - 1))) & 0x7f == 0 {
+            return None; // non-canonical: let the checked path report it
+        }
+        let v = (x & 0x7f)
+            | ((x >> 1) & (0x7f << 7))
+            | ((x >> 2) & (0x7f << 14))
+            | ((x >> 3) & (0x7f << 21))
+            | ((x >> 4) & (0x7f << 28))
+            | ((x >> 5) & (0x7f << 35))
+            | ((x >> 6) & (0x7f << 42))
+            | ((x >> 7) & (0x7f << 49));
+        self.cur.skip(usize::try_from(len).ok()?).ok()?;
+        Some(v)
+    }
+
+    /// Fast path for the one-byte varints that dominate compact sidecars.
+    #[inline(always)]
+    fn one_byte(&mut self) -> Option<u64> {
+        let b = self.cur.peek_u8()?;
+        if b < 0x80 && self.cur.skip(1).is_ok() {
+            return Some(u64::from(b));
+        }
+        None
+    }
+}
+
+/// Checks the framing of one `_PARTITION` tuple (arity prefix + BinaryRow) at `at`.
+pub(crate) fn check_partition_tuple(tuple: &[u8], at: u64) -> Result<()> {
+    let len = off(tuple.len());
+    if len < MIN_PARTITION_LEN {
+        return Err(Error::new(ErrorKind::InvalidLength, at));
+    }
+    let mut c = Cursor::with_origin(tuple, at);
+    let arity = c.i32_be()?;
+    let arity = u64::try_from(arity).map_err(|_| Error::new(ErrorKind::InvalidValue, at))?;
+    let need = binary_row::fixed_part_len(arity)
+        .and_then(|n| n.checked_add(4))
+        .ok_or(Error::new(ErrorKind::ArithmeticOverflow, at))?;
+    if need > len {
+        return Err(Error::new(ErrorKind::InvalidLength, at));
+    }
+    Ok(())
+}
+
+/// Whether `stored` is the layout's checksum of `body`.
+fn checksum_ok(layout: Layout, body: &[u8], stored: &[u8]) -> bool {
+    match layout {
+        Layout::Fixed => checksum::sha256(body).as_slice() == stored,
+        Layout::Compact => checksum::crc32(body).to_be_bytes().as_slice() == stored,
+    }
+}
+
+/// A validated sidecar: borrowed bytes whose every container field, bound and payload frame
+/// has been checked once. Accessors never fail; coverage iterators check delta streams as
+/// they decode them.
+#[derive(Clone, Copy, Debug)]
+pub struct Sidecar<'a> {
+    bytes: &'a [u8],
+    layout: Layout,
+    manifest_length: u64,
+    entry_count: u64,
+    header: &'a [u8],
+    dictionary: &'a [u8],
+    dictionary_at: u64,
+    partition_count: u32,
+    uniform_stride: Option<usize>,
+    blocks: &'a [u8],
+    blocks_at: u64,
+    block_count: u32,
+}
+
+impl<'a> Sidecar<'a> {
+    /// Validates `bytes` as a sidecar of the manifest described by `facts`.
+    ///
+    /// Checks, in order: magic, layout (byte 4), size, checksum, version, the stored
+    /// manifest length and entry count (fixed layout) against `facts`, the Avro header, the
+    /// partition dictionary (framing, no duplicate tuples), every block (tiling from the
+    /// header's end to `facts.length`, record counts summing to `facts.entries`) and the
+    /// framing of every coverage payload. Delta streams are not decoded here.
+    ///
+    /// Errors carry absolute file offsets. The duplicate-tuple check is quadratic in the
+    /// dictionary size (no allocation).
+    pub fn validate(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
+        Self::validate_inner(bytes, Some(facts))
+    }
+
+    /// Validates `bytes` without outside knowledge of the manifest: the fixed layout's stored
+    /// length and entry count are trusted; for the compact layout they are derived from the
+    /// blocks (tiling end, record-count sum). Use [`validate`](Self::validate) when the
+    /// manifest's metadata is at hand.
+    pub fn validate_self_described(bytes: &'a [u8]) -> Result<Self> {
+        Self::validate_inner(bytes, None)
+    }
+
+    /// The layout of `bytes` (from magic and byte 4), without validating anything else.
+    pub fn detect_layout(bytes: &[u8]) -> Result<Layout> {
+        let magic = bytes
+            .first_chunk::<4>()
+            .ok_or(Error::new(ErrorKind::Truncated, off(bytes.len())))?;
+        if *magic != MAGIC {
+            return Err(Error::new(ErrorKind::BadMagic, 0));
+        }
+        match bytes.get(4) {
+            None => Err(Error::new(ErrorKind::Truncated, off(bytes.len()))),
+            Some(0) => Ok(Layout::Fixed),
+            Some(1) => Ok(Layout::Compact),
+            Some(_) => Err(Error::new(ErrorKind::UnsupportedVersion, 4)),
+        }
+    }
+
+    /// [`validate`](Self::validate) with the checksum computed on a second thread while the
+    /// structure is walked on the caller's (for large sidecars the walk then costs no wall
+    /// time next to the hash). Results and error precedence are those of `validate`: a
+    /// checksum mismatch wins over any structural error.
+    #[cfg(feature = "std")]
+    pub fn validate_parallel(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
+        let (layout, body, stored) = Self::split(bytes)?;
+        std::thread::scope(|scope| {
+            let sum = scope.spawn(|| checksum_ok(layout, body, stored));
+            let structure = Self::structure(bytes, layout, body, Some(facts));
+            if !sum.join().unwrap_or(false) {
+                return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
+            }
+            structure
+        })
+    }
+
+    /// Layout, body and stored trailer, after the size checks.
+    fn split(bytes: &'a [u8]) -> Result<(Layout, &'a [u8], &'a [u8])> {
+        let layout = Self::detect_layout(bytes)?;
+        let (trailer, min_len) = match layout {
+            Layout::Fixed => (FIXED_TRAILER_LEN, 8 + FIXED_TRAILER_LEN),
+            Layout::Compact => (COMPACT_TRAILER_LEN, COMPACT_MIN_LEN),
+        };
+        if bytes.len() < min_len {
+            return Err(Error::new(ErrorKind::Truncated, off(bytes.len())));
+        }
+        let (body, stored) = bytes
+            .split_at_checked(bytes.len() - trailer)
+            .ok_or(Error::new(ErrorKind::Truncated, off(bytes.len())))?;
+        Ok((layout, body, stored))
+    }
+
+    fn validate_inner(bytes: &'a [u8], facts: Option<ManifestFacts>) -> Result<Self> {
+        let (layout, body, stored) = Self::split(bytes)?;
+        if !checksum_ok(layout, body, stored) {
+            return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
+        }
+        Self::structure(bytes, layout, body, facts)
+    }
+
+    /// Every check but the checksum.
+    fn structure(
+        bytes: &'a [u8],
+        layout: Layout,
+        body: &'a [u8],
+        facts: Option<ManifestFacts>,
+    ) -> Result<Self> {
+        let body_len = body.len();
+        let mut f = Fields {
+            cur: Cursor::new(body),
+            layout,
+        };
+        f.cur.skip(4)?;
+        let version_at = f.cur.position();
+        let version = match layout {
+            Layout::Fixed => u64::from(f.cur.u32_be()?),
+            Layout::Compact => f.cur.uvarint(VarintFormat::SIDECAR)?,
+        };
+        if version != u64::from(FORMAT_VERSION) {
+            return Err(Error::new(ErrorKind::UnsupportedVersion, version_at));
+        }
+
+        // Fixed layout: stored manifest length and entry count, checked against the caller's.
+        let (mut manifest_length, mut entry_count) =
+            (facts.map(|m| m.length), facts.map(|m| m.entries));
+        if layout == Layout::Fixed {
+            let at = f.cur.position();
+            let stored_len = f.cur.len_i64_be()?;
+            match manifest_length {
+                Some(known) if known != stored_len => {
+                    return Err(Error::new(ErrorKind::Mismatch, at))
+                }
+                _ => manifest_length = Some(stored_len),
+            }
+            let at = f.cur.position();
+            let stored_entries = f.cur.len_i64_be()?;
+            match entry_count {
+                Some(known) if known != stored_entries => {
+                    return Err(Error::new(ErrorKind::Mismatch, at))
+                }
+                _ => entry_count = Some(stored_entries),
+            }
+        }
+
+        // Avro header.
+        let at = f.cur.position();
+        let header_len = f.count()?;
+        let room = off(f.cur.remaining()).saturating_sub(2);
+        if header_len < MIN_AVRO_HEADER_LEN
+            || header_len > room
+            || manifest_length.is_some_and(|m| header_len > m)
+        {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        let header_at = f.cur.position();
+        let header = f.cur.bytes_u64(header_len)?;
+        if !header.starts_with(&AVRO_MAGIC) {
+            return Err(Error::new(ErrorKind::BadMagic, header_at));
+        }
+
+        // Partition dictionary.
+        let at = f.cur.position();
+        let partition_count = f.count()?;
+        if partition_count > off(f.cur.remaining()) / layout.min_partition_record() {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        let dictionary_index = f.cur.index();
+        let dictionary_at = f.cur.position();
+        let mut stride: Option<Option<usize>> = None;
+        for _ in 0..partition_count {
+            let record_start = f.cur.index();
+            let at = f.cur.position();
+            let len = f.count()?;
+            if len < MIN_PARTITION_LEN {
+                return Err(Error::new(ErrorKind::InvalidLength, at));
+            }
+            let tuple_at = f.cur.position();
+            let tuple = f.cur.bytes_u64(len)?;
+            check_partition_tuple(tuple, tuple_at)?;
+            let size = f.cur.index() - record_start;
+            stride = Some(match stride {
+                None => Some(size),
+                Some(Some(s)) if s == size => Some(s),
+                Some(_) => None,
+            });
+        }
+        let dictionary = body
+            .get(dictionary_index..f.cur.index())
+            .unwrap_or_default();
+        let partition_count =
+            u32::try_from(partition_count).map_err(|_| Error::new(ErrorKind::InvalidLength, at))?;
+
+        // Blocks.
+        let at = f.cur.position();
+        let block_count = f.count()?;
+        if block_count > off(f.cur.remaining()) / layout.min_block_record() {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        let block_count =
+            u32::try_from(block_count).map_err(|_| Error::new(ErrorKind::InvalidLength, at))?;
+        let blocks_index = f.cur.index();
+        let blocks_at = f.cur.position();
+        let mut walker = BlockWalker {
+            f,
+            left: block_count,
+            next_id: 0,
+            next_first_record: 0,
+            next_offset: header_len,
+            entry_limit: entry_count.unwrap_or(MAX_LONG),
+            partition_count,
+        };
+        while walker.left > 0 {
+            walker.next_block(true)?;
+        }
+        let f = walker.f;
+        f.cur.expect_end()?;
+        let end_at = off(body_len);
+        let tiled_end = walker.next_offset;
+        match manifest_length {
+            Some(m) if m != tiled_end => return Err(Error::new(ErrorKind::Mismatch, end_at)),
+            _ => manifest_length = Some(tiled_end),
+        }
+        let records = walker.next_first_record;
+        match entry_count {
+            Some(n) if n != records => return Err(Error::new(ErrorKind::Mismatch, end_at)),
+            _ => entry_count = Some(records),
+        }
+        let blocks = body.get(blocks_index..).unwrap_or_default();
+
+        let sidecar = Sidecar {
+            bytes,
+            layout,
+            manifest_length: manifest_length.unwrap_or(tiled_end),
+            entry_count: entry_count.unwrap_or(records),
+            header,
+            dictionary,
+            dictionary_at,
+            partition_count,
+            uniform_stride: stride.flatten(),
+            blocks,
+            blocks_at,
+            block_count,
+        };
+        sidecar.check_unique_partitions()?;
+        Ok(sidecar)
+    }
+
+    /// No tuple appears twice. A 16 Kibit stack filter of tuple hashes sends only possible
+    /// repeats to an exact comparison with the earlier tuples, so typical dictionaries (up to
+    /// a few thousand tuples) are checked in about linear time without allocating.
+    fn check_unique_partitions(&self) -> Result<()> {
+        const WORDS: usize = 256;
+        let mut seen = [0u64; WORDS];
+        for (index, (at, tuple)) in self.partitions_with_offsets().enumerate() {
+            let h = tuple.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            let bit = usize::try_from(h % (64 * WORDS as u64)).unwrap_or(0);
+            let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+            let Some(slot) = seen.get_mut(word) else {
+                continue;
+            };
+            if *slot & mask != 0
+                && self
+                    .partitions()
+                    .take(index)
+                    .any(|earlier| earlier == tuple)
+            {
+                return Err(Error::new(ErrorKind::Duplicate, at));
+            }
+            *slot |= mask;
+        }
+        Ok(())
+    }
+
+    /// The whole sidecar file, trailer included.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The container layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The manifest's length in bytes (stored, given, or the end of the block tiling).
+    pub fn manifest_length(&self) -> u64 {
+        self.manifest_length
+    }
+
+    /// The manifest's entry count (ADD + DELETE).
+    pub fn entry_count(&self) -> u64 {
+        self.entry_count
+    }
+
+    /// The manifest's Avro header (`[0, avro_header_len)` of the manifest), verbatim.
+    pub fn avro_header(&self) -> &'a [u8] {
+        self.header
+    }
+
+    /// How many distinct partition tuples the dictionary holds.
+    pub fn partition_count(&self) -> u32 {
+        self.partition_count
+    }
+
+    /// How many Avro blocks the manifest has.
+    pub fn block_count(&self) -> u32 {
+        self.block_count
+    }
+
+    /// The dictionary's tuples in ID order (exact `_PARTITION` bytes).
+    pub fn partitions(&self) -> Partitions<'a> {
+        Partitions {
+            inner: self.partitions_with_offsets(),
+        }
+    }
+
+    fn partitions_with_offsets(&self) -> PartitionsAt<'a> {
+        PartitionsAt {
+            f: Fields {
+                cur: Cursor::with_origin(self.dictionary, self.dictionary_at),
+                layout: self.layout,
+            },
+        }
+    }
+
+    /// The tuple with dictionary ID `id`: O(1) when every dictionary record has the same
+    /// size (the common case of fixed-width partition keys), a walk otherwise.
+    pub fn partition(&self, id: u32) -> Option<&'a [u8]> {
+        if id >= self.partition_count {
+            return None;
+        }
+        let id = usize::try_from(id).ok()?;
+        if let Some(stride) = self.uniform_stride {
+            let start = stride.checked_mul(id)?;
+            let record = self.dictionary.get(start..start.checked_add(stride)?)?;
+            let mut f = Fields {
+                cur: Cursor::new(record),
+                layout: self.layout,
+            };
+            let len = f.count().ok()?;
+            return f.cur.bytes_u64(len).ok();
+        }
+        self.partitions().nth(id)
+    }
+
+    /// An O(1) index of the dictionary for any tuple sizes: the start of every tuple is
+    /// recorded in `scratch` (at least [`partition_count`](Self::partition_count) long;
+    /// [`ErrorKind::LimitExceeded`] otherwise).
+    pub fn partition_index<'s>(
+        &self,
+        scratch: &'s mut [(u32, u32)],
+    ) -> Result<PartitionIndex<'a, 's>> {
+        let n = usize::try_from(self.partition_count)
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, 0))?;
+        let slots = scratch
+            .get_mut(..n)
+            .ok_or(Error::new(ErrorKind::LimitExceeded, 0))?;
+        for (slot, (at, tuple)) in slots.iter_mut().zip(self.partitions_with_offsets()) {
+            let start = at.saturating_sub(self.dictionary_at);
+            *slot = (
+                u32::try_from(start).map_err(|_| Error::new(ErrorKind::LimitExceeded, at))?,
+                u32::try_from(tuple.len()).map_err(|_| Error::new(ErrorKind::LimitExceeded, at))?,
+            );
+        }
+        Ok(PartitionIndex {
+            dictionary: self.dictionary,
+            spans: slots,
+        })
+    }
+
+    /// The blocks in file order.
+    pub fn blocks(&self) -> Blocks<'a> {
+        Blocks {
+            walker: BlockWalker {
+                f: Fields {
+                    cur: Cursor::with_origin(self.blocks, self.blocks_at),
+                    layout: self.layout,
+                },
+                left: self.block_count,
+                next_id: 0,
+                next_first_record: 0,
+                next_offset: off(self.header.len()),
+                entry_limit: self.entry_count,
+                partition_count: self.partition_count,
+            },
+        }
+    }
+
+    /// The blocks a scan with `query` must read, in file order (see [`Query`]).
+    pub fn select<'q>(&self, query: &'q Query<'q>) -> Selection<'a, 'q> {
+        Selection::new(self.blocks(), query)
+    }
+
+    /// Evaluates `predicate` once per dictionary tuple into `scratch` (at least
+    /// [`partition_count`](Self::partition_count) long) and returns the mask for
+    /// [`Query::partitions`]. Fails with [`ErrorKind::LimitExceeded`] when `scratch` is short.
+    pub fn partition_mask<'s>(
+        &self,
+        scratch: &'s mut [bool],
+        mut predicate: impl FnMut(&'a [u8]) -> bool,
+    ) -> Result<PartitionMask<'s>> {
+        let n = usize::try_from(self.partition_count)
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, 0))?;
+        let slots = scratch
+            .get_mut(..n)
+            .ok_or(Error::new(ErrorKind::LimitExceeded, 0))?;
+        for (slot, tuple) in slots.iter_mut().zip(self.partitions()) {
+            *slot = predicate(tuple);
+        }
+        Ok(PartitionMask::new(slots))
+    }
+
+    /// [`partition_mask`](Self::partition_mask) into a new vector.
+    #[cfg(feature = "alloc")]
+    pub fn partition_mask_vec(
+        &self,
+        mut predicate: impl FnMut(&'a [u8]) -> bool,
+    ) -> alloc::vec::Vec<bool> {
+        self.partitions().map(&mut predicate).collect()
+    }
+}
+
+/// Iterator over dictionary tuples with their absolute offsets.
+#[derive(Clone, Debug)]
+struct PartitionsAt<'a> {
+    f: Fields<'a>,
+}
+
+impl<'a> Iterator for PartitionsAt<'a> {
+    type Item = (u64, &'a [u8]);
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.f.cur.is_empty() {
+            return None;
+        }
+        let len = self.f.count().ok()?;
+        let at = self.f.cur.position();
+        let tuple = self.f.cur.bytes_u64(len).ok()?;
+        Some((at, tuple))
+    }
+}
+
+/// O(1) access to dictionary tuples by ID; see [`Sidecar::partition_index`].
+#[derive(Debug)]
+pub struct PartitionIndex<'a, 's> {
+    dictionary: &'a [u8],
+    spans: &'s [(u32, u32)],
+}
+
+impl<'a> PartitionIndex<'a, '_> {
+    /// The tuple with dictionary ID `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<&'a [u8]> {
+        let &(start, len) = self.spans.get(usize::try_from(id).ok()?)?;
+        let start = usize::try_from(start).ok()?;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        self.dictionary.get(start..end)
+    }
+
+    /// Number of tuples.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether the dictionary is empty.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+}
+
+/// The dictionary's tuples in ID order; see [`Sidecar::partitions`].
+#[derive(Clone, Debug)]
+pub struct Partitions<'a> {
+    inner: PartitionsAt<'a>,
+}
+
+impl<'a> Iterator for Partitions<'a> {
+    type Item = &'a [u8];
+    fn next(&mut self) -> Option<&'a [u8]> {
+        self.inner.next().map(|(_, t)| t)
+    }
+}
+
+/// One coverage dimension's raw frame.
+#[derive(Clone, Copy, Debug)]
+struct Frame<'a> {
+    encoding: u8,
+    payload: &'a [u8],
+    at: u64,
+}
+
+/// One block of the manifest and its coverage, borrowed from a validated [`Sidecar`].
+///
+/// The block holds its three coverage frames; the iterators are built on demand.
+#[derive(Clone, Copy, Debug)]
+pub struct Block<'a> {
+    /// Block ID (its position).
+    pub id: u32,
+    /// Offset of the block's object-count varint in the manifest.
+    pub offset: u64,
+    /// Length: count varint + size varint + data + 16-byte sync.
+    pub length: u64,
+    /// Ordinal of the block's first entry in the manifest.
+    pub first_record: u64,
+    /// Entries (ADD + DELETE) in the block.
+    pub record_count: u64,
+    layout: Layout,
+    partition_count: u32,
+    frames: [Frame<'a>; 3],
+}
+
+impl<'a> Block<'a> {
+    /// The encoding bytes of the partition, row-ID and bucket dimensions (0 = unavailable,
+    /// 1 = payload, other = unknown and treated as unavailable).
+    pub fn encodings(&self) -> [u8; 3] {
+        self.frames.map(|f| f.encoding)
+    }
+
+    #[inline(always)]
+    pub(crate) fn try_partition_ids(&self) -> Result<Option<PartitionIds<'a>>> {
+        let [f, _, _] = self.frames;
+        if f.encoding != ENCODING_V1 {
+            return Ok(None);
+        }
+        PartitionIds::frame(
+            self.layout,
+            f.payload,
+            f.at,
+            self.record_count,
+            self.partition_count,
+        )
+        .map(Some)
+    }
+
+    #[inline(always)]
+    pub(crate) fn try_row_ids(&self) -> Result<Option<RowIdIntervals<'a>>> {
+        let [_, f, _] = self.frames;
+        if f.encoding != ENCODING_V1 {
+            return Ok(None);
+        }
+        RowIdIntervals::frame(self.layout, f.payload, f.at, self.record_count).map(Some)
+    }
+
+    #[inline(always)]
+    pub(crate) fn try_buckets(&self) -> Result<Option<BucketPairs<'a>>> {
+        let [_, _, f] = self.frames;
+        if f.encoding != ENCODING_V1 {
+            return Ok(None);
+        }
+        BucketPairs::frame(self.layout, f.payload, f.at, self.record_count).map(Some)
+    }
+
+    /// The partition IDs of the block's entries, or `None` when unavailable.
+    pub fn partition_ids(&self) -> Option<PartitionIds<'a>> {
+        self.try_partition_ids().ok().flatten()
+    }
+
+    /// The merged row-ID intervals of the block's entries, or `None` when unavailable.
+    pub fn row_ids(&self) -> Option<RowIdIntervals<'a>> {
+        self.try_row_ids().ok().flatten()
+    }
+
+    /// Whether the block has row-ID coverage.
+    pub fn has_row_ids(&self) -> bool {
+        self.frames[1].encoding == ENCODING_V1
+    }
+
+    /// The envelope `[min, max]` of the block's row IDs, read without decoding any delta;
+    /// `None` when unavailable.
+    #[inline]
+    pub fn row_id_envelope(&self) -> Option<(u64, u64)> {
+        let [_, f, _] = self.frames;
+        if f.encoding != ENCODING_V1 {
+            return None;
+        }
+        let word = |at: usize| -> Option<u64> {
+            f.payload
+                .get(at..)
+                .and_then(|p| p.first_chunk::<8>())
+                .map(|b| u64::from_be_bytes(*b))
+        };
+        match self.layout {
+            Layout::Fixed => {
+                let min = word(4)?;
+                Some((min, min.checked_add(word(12)?)?))
+            }
+            Layout::Compact => Some((word(0)?, word(8)?)),
+        }
+    }
+
+    /// The `(bucket, totalBuckets)` pairs of the block's entries, or `None` when
+    /// unavailable.
+    pub fn buckets(&self) -> Option<BucketPairs<'a>> {
+        self.try_buckets().ok().flatten()
+    }
+}
+
+/// Parses blocks one after another, checking each (shared by validation and walking).
+#[derive(Clone, Debug)]
+struct BlockWalker<'a> {
+    f: Fields<'a>,
+    left: u32,
+    next_id: u32,
+    next_first_record: u64,
+    next_offset: u64,
+    entry_limit: u64,
+    partition_count: u32,
+}
+
+impl<'a> BlockWalker<'a> {
+    #[inline(always)]
+    fn frame(&mut self) -> Result<Frame<'a>> {
+        let encoding = self.f.cur.u8()?;
+        if encoding == ENCODING_UNAVAILABLE {
+            return Ok(Frame {
+                encoding,
+                payload: &[],
+                at: self.f.cur.position(),
+            });
+        }
+        let len = self.f.count()?;
+        let at = self.f.cur.position();
+        let payload = self.f.cur.bytes_u64(len)?;
+        Ok(Frame {
+            encoding,
+            payload,
+            at,
+        })
+    }
+
+    #[inline]
+    fn next_block(&mut self, check: bool) -> Result<Block<'a>> {
+        let at = self.f.cur.position();
+        let offset = self.f.long()?;
+        if offset != self.next_offset {
+            return Err(Error::new(ErrorKind::Mismatch, at));
+        }
+        let at = self.f.cur.position();
+        let length = self.f.long()?;
+        if length == 0 {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        let end = offset
+            .checked_add(length)
+            .filter(|&e| e <= MAX_LONG)
+            .ok_or(Error::new(ErrorKind::ArithmeticOverflow, at))?;
+        let at = self.f.cur.position();
+        let record_count = self.f.long()?;
+        let room = self.entry_limit.saturating_sub(self.next_first_record);
+        if record_count == 0 || record_count > room {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        let frames = [self.frame()?, self.frame()?, self.frame()?];
+        let block = Block {
+            id: self.next_id,
+            offset,
+            length,
+            first_record: self.next_first_record,
+            record_count,
+            layout: self.f.layout,
+            partition_count: self.partition_count,
+            frames,
+        };
+        if check {
+            // Framing of every payload (counts, lengths, envelopes), no delta decoding.
+            block.try_partition_ids()?;
+            block.try_row_ids()?;
+            block.try_buckets()?;
+        }
+        self.left -= 1;
+        self.next_id = self.next_id.saturating_add(1);
+        self.next_offset = end;
+        self.next_first_record = self.next_first_record.saturating_add(record_count);
+        Ok(block)
+    }
+}
+
+/// The blocks of a validated sidecar in file order; see [`Sidecar::blocks`].
+#[derive(Clone, Debug)]
+pub struct Blocks<'a> {
+    walker: BlockWalker<'a>,
+}
+
+impl<'a> Iterator for Blocks<'a> {
+    type Item = Block<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Block<'a>> {
+        if self.walker.left == 0 {
+            return None;
+        }
+        match self.walker.next_block(false) {
+            Ok(b) => Some(b),
+            Err(_) => {
+                // Unreachable for a validated view; end the walk rather than panic.
+                self.walker.left = 0;
+                None
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.walker.left).unwrap_or(usize::MAX);
+        (n, Some(n))
+    }
+}
+
+impl core::iter::FusedIterator for Blocks<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The branch-free short-varint path agrees with the checked decoder on every input
+    /// shape: value, bytes consumed, and errors (which it leaves to the checked path).
+    #[test]
+    fn short_varint_fast_path_matches_the_checked_decoder() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200_000 {
+            let mut buf = [0u8; 12];
+            let r = next();
+            for (i, b) in buf.iter_mut().enumerate() {
+                let x = (next() >> 8) as u8;
+                // Mostly continuation bytes for the first (r % 10) bytes, then a stop byte.
+                *b = if (i as u64) < r % 10 {
+                    x | 0x80
+                } else {
+                    x & 0x7f
+                };
+                if r % 7 == 0 && (i as u64) == r % 10 {
+                    *b = 0; // a non-canonical ending now and then
+                }
+            }
+            let len = 1 + (r >> 40) as usize % 12;
+            let bytes = &buf[..len];
+            let mut fast = Fields {
+                cur: Cursor::new(bytes),
+                layout: Layout::Compact,
+            };
+            let mut slow = Cursor::new(bytes);
+            let a = fast.long();
+            let b = slow.uvarint(VarintFormat::SIDECAR);
+            assert_eq!(a, b, "{bytes:02x?}");
+            if a.is_ok() {
+                assert_eq!(fast.cur.index(), slow.index());
+            }
+        }
+    }
+}

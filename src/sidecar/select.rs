@@ -1,0 +1,272 @@
+//! Block selection: a [`Query`] of up to three filters and the allocation-free [`Selection`]
+//! iterator that applies it block by block in the spec's order (row ID, partition, bucket).
+
+use super::{Block, Blocks};
+use crate::error::Result;
+
+/// Normalised row-ID ranges: inclusive `(first, last)` pairs, sorted, disjoint and
+/// non-adjacent. Built in place from caller memory, so no allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowRanges<'q>(&'q [(u64, u64)]);
+
+impl<'q> RowRanges<'q> {
+    /// Normalises `ranges` in place (any order; ranges with `first > last` are dropped;
+    /// overlapping or adjacent ranges are merged) and borrows the normalised prefix.
+    ///
+    /// ```
+    /// use lakecore::sidecar::RowRanges;
+    /// let mut r = [(30, 40), (5, 9), (10, 12), (50, 1), (35, 60)];
+    /// assert_eq!(RowRanges::normalize(&mut r).as_slice(), &[(5, 12), (30, 60)]);
+    /// ```
+    pub fn normalize(ranges: &'q mut [(u64, u64)]) -> Self {
+        ranges.sort_unstable();
+        let mut kept = 0usize;
+        for i in 0..ranges.len() {
+            let Some(&(a, b)) = ranges.get(i) else { break };
+            if a > b {
+                continue;
+            }
+            if kept > 0 {
+                if let Some(last) = ranges.get_mut(kept - 1) {
+                    if a <= last.1.saturating_add(1) {
+                        last.1 = last.1.max(b);
+                        continue;
+                    }
+                }
+            }
+            if let Some(slot) = ranges.get_mut(kept) {
+                *slot = (a, b);
+            }
+            kept += 1;
+        }
+        RowRanges(ranges.get(..kept).unwrap_or_default())
+    }
+
+    /// Borrows already normalised ranges; `None` unless they are sorted, each `first <=
+    /// last`, and each next `first` lies beyond the previous `last`.
+    pub fn new(ranges: &'q [(u64, u64)]) -> Option<Self> {
+        let ok = ranges.iter().all(|&(a, b)| a <= b)
+            && ranges.windows(2).all(|w| match w {
+                [(_, b), (c, _)] => c > b,
+                _ => true,
+            });
+        ok.then_some(RowRanges(ranges))
+    }
+
+    /// The normalised ranges.
+    pub fn as_slice(&self) -> &'q [(u64, u64)] {
+        self.0
+    }
+}
+
+/// The partition predicate evaluated once per dictionary entry: `mask[id]` says whether
+/// tuple `id` passes. IDs beyond the mask do not pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartitionMask<'q>(&'q [bool]);
+
+impl<'q> PartitionMask<'q> {
+    /// A mask over dictionary IDs (from [`super::Sidecar::partition_mask`] or built by hand).
+    pub fn new(mask: &'q [bool]) -> Self {
+        PartitionMask(mask)
+    }
+
+    #[inline]
+    fn passes(&self, id: u32) -> bool {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| self.0.get(i))
+            .copied()
+            .unwrap_or(false)
+    }
+}
+
+/// Up to three optional filters; a missing filter passes every block.
+///
+/// ```
+/// use lakecore::sidecar::{PartitionMask, Query, RowRanges};
+/// let mut rows = [(0, 99)];
+/// let mask = [true, false];
+/// let even = |bucket: i32, _total: i32| bucket % 2 == 0;
+/// let q = Query::new()
+///     .rows(RowRanges::normalize(&mut rows))
+///     .partitions(PartitionMask::new(&mask))
+///     .buckets(&even);
+/// # let _ = q;
+/// ```
+#[derive(Clone, Copy, Default)]
+pub struct Query<'q> {
+    rows: Option<RowRanges<'q>>,
+    partitions: Option<PartitionMask<'q>>,
+    buckets: Option<&'q dyn Fn(i32, i32) -> bool>,
+}
+
+impl core::fmt::Debug for Query<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Query")
+            .field("rows", &self.rows)
+            .field("partitions", &self.partitions)
+            .field("buckets", &self.buckets.is_some())
+            .finish()
+    }
+}
+
+impl<'q> Query<'q> {
+    /// The query without filters: selects every block.
+    pub fn new() -> Self {
+        Query::default()
+    }
+
+    /// Keeps blocks whose row-ID coverage (if available) meets one of `ranges`; an empty
+    /// list rejects every block that has row coverage.
+    #[must_use]
+    pub fn rows(mut self, ranges: RowRanges<'q>) -> Self {
+        self.rows = Some(ranges);
+        self
+    }
+
+    /// Keeps blocks with (if available) at least one passing partition ID.
+    #[must_use]
+    pub fn partitions(mut self, mask: PartitionMask<'q>) -> Self {
+        self.partitions = Some(mask);
+        self
+    }
+
+    /// Keeps blocks with (if available) at least one `(bucket, totalBuckets)` pair for which
+    /// `predicate` holds.
+    #[must_use]
+    pub fn buckets(mut self, predicate: &'q dyn Fn(i32, i32) -> bool) -> Self {
+        self.buckets = Some(predicate);
+        self
+    }
+
+    /// Whether `block` must be read. Dimensions are tested in the order row ID, partition,
+    /// bucket; the first rejection ends the evaluation. A malformed delta stream met on the
+    /// way is an error.
+    pub fn keeps(&self, block: &Block<'_>) -> Result<bool> {
+        if let (Some(ranges), Some(envelope)) = (self.rows, block.row_id_envelope()) {
+            if !rows_hit(ranges.0, envelope, block)? {
+                return Ok(false);
+            }
+        }
+        if let (Some(mask), Some(ids)) = (self.partitions, block.try_partition_ids()?) {
+            let mut hit = false;
+            for id in ids {
+                if mask.passes(id?) {
+                    hit = true;
+                    break;
+                }
+            }
+            if !hit {
+                return Ok(false);
+            }
+        }
+        if let (Some(pred), Some(pairs)) = (self.buckets, block.try_buckets()?) {
+            let mut hit = false;
+            for pair in pairs {
+                let (b, t) = pair?;
+                if pred(b, t) {
+                    hit = true;
+                    break;
+                }
+            }
+            if !hit {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Envelope first, then intervals until the first hit (merge walk over sorted ranges).
+#[inline]
+fn rows_hit(ranges: &[(u64, u64)], (min, max): (u64, u64), block: &Block<'_>) -> Result<bool> {
+    let mut i = ranges.partition_point(|&(_, last)| last < min);
+    match ranges.get(i) {
+        Some(&(first, _)) if first <= max => {}
+        _ => return Ok(false),
+    }
+    let Some(intervals) = block.try_row_ids()? else {
+        return Ok(true);
+    };
+    for interval in intervals {
+        let (s, e) = interval?;
+        while let Some(&(_, last)) = ranges.get(i) {
+            if last < s {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        match ranges.get(i) {
+            Some(&(first, _)) if first <= e => return Ok(true),
+            Some(_) => {}
+            None => return Ok(false),
+        }
+    }
+    Ok(false)
+}
+
+/// A block a scan must read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SelectedBlock {
+    /// Block ID.
+    pub id: u32,
+    /// Offset of the block in the manifest.
+    pub offset: u64,
+    /// Length of the block in bytes.
+    pub length: u64,
+    /// Ordinal of the block's first entry.
+    pub first_record: u64,
+    /// Entries in the block.
+    pub record_count: u64,
+}
+
+/// The selected blocks in file order; yields an error (then stops) when a malformed delta
+/// stream is met. See [`super::Sidecar::select`].
+#[derive(Clone, Debug)]
+pub struct Selection<'a, 'q> {
+    blocks: Blocks<'a>,
+    query: &'q Query<'q>,
+    failed: bool,
+}
+
+impl<'a, 'q> Selection<'a, 'q> {
+    pub(super) fn new(blocks: Blocks<'a>, query: &'q Query<'q>) -> Self {
+        Selection {
+            blocks,
+            query,
+            failed: false,
+        }
+    }
+}
+
+impl Iterator for Selection<'_, '_> {
+    type Item = Result<SelectedBlock>;
+
+    fn next(&mut self) -> Option<Result<SelectedBlock>> {
+        if self.failed {
+            return None;
+        }
+        for block in self.blocks.by_ref() {
+            match self.query.keeps(&block) {
+                Ok(true) => {
+                    return Some(Ok(SelectedBlock {
+                        id: block.id,
+                        offset: block.offset,
+                        length: block.length,
+                        first_record: block.first_record,
+                        record_count: block.record_count,
+                    }))
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        None
+    }
+}
+
+impl core::iter::FusedIterator for Selection<'_, '_> {}
