@@ -436,7 +436,9 @@ fn column_index(ci: &ColumnIndexMetaData, at: u64) -> Result<ColumnIndexInput> {
 /// A synthetic standard Parquet file: `PAR1`, `columns * row_groups` fake 64-byte chunks,
 /// and a classic `FileMetaData` footer (INT64 leaves with statistics, every third chunk with
 /// a dictionary page) written with the crate's Thrift writer — evaluation data for demos and
-/// benchmarks (the `parquet` crate decodes it).
+/// benchmarks (the `parquet` crate decodes it). Data generation only, not part of the
+/// conversion: it stays hand-written because it is about 15x faster than writing the same
+/// shape through the `parquet` crate (see `docs/FORMATS.md`).
 ///
 /// ```
 /// let file = lakecore::footer::convert::synthetic_standard_file(10, 2, 1);
