@@ -7,7 +7,8 @@
 //! scan needs — without allocating on those paths.
 //!
 //! The core is `#![no_std]`; feature `alloc` adds builders and writers, `std` (default) adds
-//! file I/O, `simd` (default) the SIMD kernels, `cli` the `lakecore` tool.
+//! file I/O, `simd` (default) the SIMD kernels, `parquet` the standard-Parquet-to-modular-footer
+//! converter (read with the `parquet` crate), `cli` the `lakecore` tool.
 //!
 //! Layers, top to bottom: [`error`] and [`bytes`] (errors, the checked cursor), [`codec`]
 //! (varints, bit packing, checksums, Thrift), [`arch`] (CPU-specific kernels and their dispatch);

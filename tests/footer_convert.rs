@@ -1,5 +1,5 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
-#![cfg(feature = "std")]
+#![cfg(feature = "parquet")]
 //! Standard Parquet files written by the `parquet` crate (statistics, dictionaries, page
 //! indexes, many columns and row groups, nulls, NaNs) are converted to modular footers; every
 //! accessor must equal the metadata the `parquet` crate reads from the original file.
@@ -325,6 +325,22 @@ fn rejects_non_parquet_and_encrypted_footers() {
         convert(&enc).unwrap_err().kind,
         lakecore::ErrorKind::UnsupportedVersion
     );
+}
+
+#[test]
+fn rejects_plaintext_footer_with_encryption_algorithm() {
+    let original = write_parquet(1, 1, 4);
+    let (start, len) = lakecore::footer::convert::standard_footer_range(&original).unwrap();
+    // FileMetaData with field 8 (encryption_algorithm, long-form header) before its STOP.
+    let mut footer = original[start..start + len - 1].to_vec();
+    footer.extend_from_slice(&[0x0c, 0x10, 0x00, 0x00]);
+    let mut file = original[..start].to_vec();
+    file.extend_from_slice(&footer);
+    file.extend_from_slice(&(footer.len() as u32).to_le_bytes());
+    file.extend_from_slice(b"PAR1");
+    let e = convert(&file).unwrap_err();
+    assert_eq!(e.kind, lakecore::ErrorKind::UnsupportedVersion);
+    assert_eq!(e.offset, (start + len - 1) as u64);
 }
 
 #[test]

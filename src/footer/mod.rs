@@ -12,8 +12,8 @@
 //!   descriptors, page headers: work independent of the column count), O(1) typed accessors,
 //!   and [`ModularFooter::validate`] for the value-level rules over every array.
 //! - [`schema`]: the THRIFT modules (schema elements, leaf paths, file metadata).
-//! - `writer` (`alloc`): builds a complete modular footer; `convert` (`alloc`): from a
-//!   standard Parquet footer.
+//! - `writer` (`alloc`): builds a complete modular footer; `convert` (feature `parquet`):
+//!   from a standard Parquet file, read with the `parquet` crate.
 //!
 //! ```
 //! # #[cfg(feature = "alloc")] {
@@ -34,7 +34,7 @@ pub mod page;
 pub mod schema;
 pub mod view;
 
-#[cfg(feature = "alloc")]
+#[cfg(feature = "parquet")]
 pub mod convert;
 #[cfg(feature = "alloc")]
 pub mod writer;
