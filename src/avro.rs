@@ -244,7 +244,9 @@ impl<'a> Iterator for AvroBlocks<'a> {
 impl core::iter::FusedIterator for AvroBlocks<'_> {}
 
 #[cfg(feature = "std")]
-pub use decode::{build_from_manifest, decode_entries, ManifestEntry};
+pub use decode::{
+    build_from_manifest, decode_entries, decode_manifest_list, ManifestEntry, ManifestFileMeta,
+};
 
 #[cfg(feature = "std")]
 mod decode {
@@ -257,11 +259,15 @@ mod decode {
     use apache_avro::{Codec, Schema};
     use core::str::FromStr;
 
-    /// The manifest-entry fields a sidecar needs, decoded by name.
+    /// The manifest-entry fields a sidecar and a scan need, decoded by name.
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub struct ManifestEntry {
         /// Ordinal of the block holding the entry.
         pub block: usize,
+        /// `_KIND`: 0 = ADD, 1 = DELETE.
+        pub kind: Option<i32>,
+        /// `_FILE._FILE_NAME`.
+        pub file_name: Option<String>,
         /// `_PARTITION` bytes.
         pub partition: Option<Vec<u8>>,
         /// `_BUCKET`.
@@ -304,6 +310,63 @@ mod decode {
         }
     }
 
+    fn as_string(v: Option<&Value>) -> Option<String> {
+        match v? {
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    /// One `ManifestFileMeta` record of a manifest list, the fields a scan needs.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ManifestFileMeta {
+        /// `_FILE_NAME`: the manifest's name in the table's `manifest/` directory.
+        pub file_name: String,
+        /// `_FILE_SIZE`.
+        pub file_size: i64,
+        /// `_NUM_ADDED_FILES`.
+        pub num_added_files: i64,
+        /// `_NUM_DELETED_FILES`.
+        pub num_deleted_files: i64,
+        /// `_EXTRA_FILES` (empty when null or absent from the schema).
+        pub extra_files: Vec<String>,
+    }
+
+    fn meta_of(value: &Value, _block: usize, at: u64) -> Result<ManifestFileMeta> {
+        let bad = Error::new(ErrorKind::InvalidValue, at);
+        let Value::Record(fields) = unwrap_union(value) else {
+            return Err(bad);
+        };
+        let extra_files = match field(fields, "_EXTRA_FILES") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| match unwrap_union(v) {
+                    Value::String(s) => Ok(s.clone()),
+                    _ => Err(bad),
+                })
+                .collect::<Result<Vec<_>>>()?,
+            _ => Vec::new(),
+        };
+        Ok(ManifestFileMeta {
+            file_name: as_string(field(fields, "_FILE_NAME")).ok_or(bad)?,
+            file_size: as_i64(field(fields, "_FILE_SIZE")).ok_or(bad)?,
+            num_added_files: as_i64(field(fields, "_NUM_ADDED_FILES")).ok_or(bad)?,
+            num_deleted_files: as_i64(field(fields, "_NUM_DELETED_FILES")).ok_or(bad)?,
+            extra_files,
+        })
+    }
+
+    /// Decodes every `ManifestFileMeta` record of the manifest-list container `bytes`
+    /// (writer schema from the header, fields by name).
+    pub fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
+        let container = Container::parse(bytes)?;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            decode_records(container, meta_of)
+        }))
+        .unwrap_or(Err(Error::new(ErrorKind::InvalidValue, 4)))
+        .map(|(_, _, records)| records)
+    }
+
     fn entry_of(value: &Value, block: usize, at: u64) -> Result<ManifestEntry> {
         let Value::Record(fields) = unwrap_union(value) else {
             return Err(Error::new(ErrorKind::InvalidValue, at));
@@ -318,6 +381,8 @@ mod decode {
         };
         Ok(ManifestEntry {
             block,
+            kind: as_i32(field(fields, "_KIND")),
+            file_name: file.and_then(|f| as_string(field(f, "_FILE_NAME"))),
             partition,
             bucket: as_i32(field(fields, "_BUCKET")),
             total_buckets: as_i32(field(fields, "_TOTAL_BUCKETS")),
@@ -335,13 +400,19 @@ mod decode {
         // `apache-avro` can panic on hostile schemas (e.g. an invalid record name reached
         // through an `unwrap`); such input is an error here, never a panic of the caller.
         let container = Container::parse(bytes)?;
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode_blocks(container)))
-            .unwrap_or(Err(Error::new(ErrorKind::InvalidValue, 4)))
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            decode_records(container, entry_of)
+        }))
+        .unwrap_or(Err(Error::new(ErrorKind::InvalidValue, 4)))
     }
 
-    fn decode_blocks(
+    /// The blocks of `container` and every record mapped through `record_of(value, block
+    /// ordinal, block data offset)`.
+    #[allow(clippy::type_complexity)]
+    fn decode_records<T>(
         container: Container<'_>,
-    ) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<ManifestEntry>)> {
+        record_of: impl Fn(&Value, usize, u64) -> Result<T>,
+    ) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<T>)> {
         let schema_json = container
             .metadata("avro.schema")
             .ok_or(Error::new(ErrorKind::InvalidValue, 4))?;
@@ -370,7 +441,7 @@ mod decode {
             for _ in 0..block.object_count {
                 let value = apache_avro::from_avro_datum(&schema, &mut reader, None)
                     .map_err(|_| Error::new(ErrorKind::InvalidValue, block.data_offset))?;
-                entries.push(entry_of(&value, index, block.data_offset)?);
+                entries.push(record_of(&value, index, block.data_offset)?);
             }
             if !reader.is_empty() {
                 return Err(Error::new(ErrorKind::TrailingBytes, block.data_offset));

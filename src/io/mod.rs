@@ -32,6 +32,8 @@ use std::sync::Mutex;
 
 pub use memmap2::Mmap;
 
+pub mod scan;
+
 /// The suffix that marks the sidecar in a manifest's `_EXTRA_FILES`.
 pub const SIDECAR_SUFFIX: &str = ".avro.sidecar";
 
