@@ -7,6 +7,7 @@
 mod blob;
 mod demo;
 mod footer;
+mod scan;
 mod sidecar;
 mod util;
 
@@ -31,6 +32,9 @@ enum Command {
     Footer(footer::Args),
     /// Paimon manifest sidecars: inspect, select blocks, build from a manifest.
     Sidecar(sidecar::Args),
+    /// Plan a scan of a Paimon table directory: the live data files that can match, read
+    /// through the manifest sidecars.
+    Scan(scan::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
         Command::Blob(args) => blob::run(&args),
         Command::Footer(args) => footer::run(&args),
         Command::Sidecar(args) => sidecar::run(&args),
+        Command::Scan(args) => scan::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
