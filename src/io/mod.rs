@@ -3,7 +3,8 @@
 //! cache of validated sidecar bytes.
 //!
 //! This module owns files and caches only; it parses nothing itself (it calls
-//! [`crate::sidecar::Sidecar::validate`]). Mapping is the one `unsafe` operation and is an
+//! [`crate::sidecar::Sidecar::validate`]). Its [`scan`] submodule plans scans of whole
+//! table directories on top (snapshot, manifest lists, manifests, sidecars). Mapping is the one `unsafe` operation and is an
 //! `unsafe fn` that hands memmap2's contract to the caller.
 //!
 //! ```

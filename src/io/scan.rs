@@ -544,6 +544,28 @@ impl Table {
 
     /// Reads snapshot `snapshot` (latest when `None`), its schema and manifest lists, and
     /// types `query` through the schema. A table without snapshots gives an empty scan.
+    ///
+    /// The manifests can then be scanned in any order or in parallel; `finish` wants the
+    /// results in manifest order.
+    ///
+    /// ```
+    /// use lakecore::io::scan::{ScanQuery, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/de_rs");
+    /// let query = ScanQuery { rows: Some(vec![(0, 3)]), ..ScanQuery::default() };
+    /// let prepared = Table::open(dir)?.prepare(None, &query)?;
+    /// let scans = std::thread::scope(|s| {
+    ///     let handles: Vec<_> = prepared
+    ///         .manifests()
+    ///         .iter()
+    ///         .map(|m| s.spawn(|| prepared.scan_manifest(m)))
+    ///         .collect();
+    ///     handles.into_iter().map(|h| h.join().unwrap()).collect::<Result<Vec<_>, _>>()
+    /// })?;
+    /// let plan = prepared.finish(scans);
+    /// assert!(plan.files.iter().all(|f| f.first_row_id.is_some_and(|r| r <= 3)));
+    /// assert!(plan.stats.blocks_read < plan.stats.blocks_total);
+    /// # Ok::<(), lakecore::io::scan::ScanError>(())
+    /// ```
     pub fn prepare(
         &self,
         snapshot: Option<u64>,
@@ -607,6 +629,20 @@ impl Table {
 
     /// Plans a scan of snapshot `snapshot` (latest when `None`): [`prepare`](Self::prepare),
     /// every manifest in order, [`PreparedScan::finish`].
+    ///
+    /// ```
+    /// use lakecore::io::scan::{ScanQuery, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/part_append_rs");
+    /// let query = ScanQuery {
+    ///     partition: vec![("dt".into(), "2024-01-02".into()), ("hr".into(), "4".into())],
+    ///     ..ScanQuery::default()
+    /// };
+    /// let plan = Table::open(dir)?.plan(Some(4), &query)?;
+    /// assert_eq!(plan.snapshot, Some(4));
+    /// assert_eq!(plan.files.len(), 1);
+    /// assert_eq!(plan.stats.manifests, plan.stats.manifests_with_sidecar);
+    /// # Ok::<(), lakecore::io::scan::ScanError>(())
+    /// ```
     pub fn plan(&self, snapshot: Option<u64>, query: &ScanQuery) -> Result<ScanPlan, ScanError> {
         let prepared = self.prepare(snapshot, query)?;
         let scans = prepared
