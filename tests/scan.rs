@@ -603,3 +603,66 @@ fn invalid_table_dirs_are_errors() {
     assert!(err.to_string().contains(&snap.base_manifest_list), "{err}");
     fs::remove_dir_all(&tmp).unwrap();
 }
+
+#[test]
+fn mutated_metadata_never_panics() {
+    let src = Path::new(WAREHOUSE).join("sc.db/bucket4_rs");
+    let tmp = std::env::temp_dir().join(format!("lakecore-scan-mut-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    copy_dir(&src, &tmp);
+    let table = Table::open(&tmp).unwrap();
+    let snap = table.snapshot(latest(&tmp)).unwrap();
+    let prepared = table.prepare(None, &ScanQuery::default()).unwrap();
+    let manifest = &prepared.manifests()[0];
+    let sidecar = manifest.extra_files[0].clone();
+    let victims = [
+        tmp.join("manifest").join(&snap.base_manifest_list),
+        tmp.join("manifest").join(&manifest.file_name),
+        tmp.join("manifest").join(&sidecar),
+        tmp.join("snapshot").join(format!("snapshot-{}", snap.id)),
+        tmp.join("schema/schema-0"),
+    ];
+    let query = ScanQuery {
+        buckets: Some(vec![(1, None)]),
+        partition: vec![("p".into(), "1".into())],
+        ..ScanQuery::default()
+    };
+    let reference = ref_set(
+        &ref_live(&src, snap.id),
+        &query,
+        &partition_schema(&src).0,
+        &partition_schema(&src).1,
+    );
+    let mut rng = Rng(7);
+    let (mut ok, mut err) = (0, 0);
+    for victim in &victims {
+        let original = fs::read(victim).unwrap();
+        for i in 0..60 {
+            let mut bytes = original.clone();
+            if i % 10 == 9 {
+                bytes.truncate(rng.below(bytes.len() as u64) as usize);
+            } else {
+                let at = rng.below(bytes.len() as u64) as usize;
+                bytes[at] ^= 1 << rng.below(8);
+            }
+            fs::write(victim, &bytes).unwrap();
+            match Table::open(&tmp).and_then(|t| t.plan(None, &query)) {
+                Ok(plan) => {
+                    ok += 1;
+                    // A flipped sidecar byte is always caught by its checksum.
+                    if victim.ends_with(&sidecar) {
+                        assert_eq!(plan_set(&plan), reference);
+                        assert_eq!(plan.stats.manifests_sidecar_invalid, 1);
+                    }
+                }
+                Err(e) => {
+                    err += 1;
+                    assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+        fs::write(victim, &original).unwrap();
+    }
+    assert!(ok > 0 && err > 0, "{ok} {err}");
+    fs::remove_dir_all(&tmp).unwrap();
+}

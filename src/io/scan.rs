@@ -60,8 +60,9 @@ pub enum ScanError {
         /// Kind and absolute offset.
         error: Error,
     },
-    /// A JSON metadata file (snapshot, schema) is malformed or lacks a field.
-    Json {
+    /// A JSON metadata file (snapshot, schema) is malformed or lacks a field, or the
+    /// directory is not a table.
+    Metadata {
         /// The file.
         path: PathBuf,
         /// What is wrong.
@@ -82,7 +83,7 @@ impl fmt::Display for ScanError {
                 error.kind.name(),
                 error.offset
             ),
-            ScanError::Json { path, message } => write!(f, "{}: {message}", path.display()),
+            ScanError::Metadata { path, message } => write!(f, "{}: {message}", path.display()),
             ScanError::Query(message) => f.write_str(message),
         }
     }
@@ -105,7 +106,7 @@ fn invalid(path: &Path) -> impl FnOnce(Error) -> ScanError + '_ {
 }
 
 fn json_err(path: &Path, message: impl Into<String>) -> ScanError {
-    ScanError::Json {
+    ScanError::Metadata {
         path: path.to_path_buf(),
         message: message.into(),
     }
