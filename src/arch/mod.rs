@@ -19,6 +19,31 @@ pub mod scalar;
 #[cfg(not(feature = "expose-kernels"))]
 pub(crate) mod scalar;
 
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    target_arch = "x86_64"
+))]
+mod x86_64;
+
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    target_arch = "aarch64",
+    target_endian = "little"
+))]
+mod aarch64;
+
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    )
+))]
+mod unpack;
+
 use crate::codec::varint::VarintFormat;
 use crate::error::Result;
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -31,7 +56,7 @@ pub enum Tier {
     Scalar,
     /// x86_64 with AVX2 and BMI2.
     Avx2,
-    /// x86_64 with AVX-512 F/BW/VL (and VBMI where present).
+    /// x86_64 with AVX-512 F/BW/VL, AVX2 and BMI2 (and VBMI where present).
     Avx512,
     /// aarch64 with NEON (Advanced SIMD).
     Neon,
@@ -108,7 +133,14 @@ pub fn active_tier() -> Tier {
 mod detect {
     use super::Tier;
     cpufeatures::new!(cpuid_avx2, "avx2", "bmi2");
-    cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw", "avx512vl", "bmi2");
+    cpufeatures::new!(
+        cpuid_avx512,
+        "avx512f",
+        "avx512bw",
+        "avx512vl",
+        "avx2",
+        "bmi2"
+    );
 
     /// Compile-time target features first; `cpufeatures` caches the runtime answer itself.
     pub(super) fn available(tier: Tier) -> bool {
@@ -122,6 +154,7 @@ mod detect {
                     target_feature = "avx512f",
                     target_feature = "avx512bw",
                     target_feature = "avx512vl",
+                    target_feature = "avx2",
                     target_feature = "bmi2"
                 )) || cpuid_avx512::get()
             }
