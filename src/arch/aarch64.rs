@@ -6,7 +6,7 @@
 //! every other kernel runs the scalar reference on this tier.
 
 use super::scalar;
-use super::unpack::{for_groups, lane1_base, U32X8, U32X8_SHIFT};
+use super::unpack::{bit_range_fits, for_groups, lane1_base, U32X8, U32X8_SHIFT};
 use core::arch::aarch64::*;
 
 /// NEON [`scalar::unpack_u32`].
@@ -16,7 +16,7 @@ use core::arch::aarch64::*;
 #[target_feature(enable = "neon")]
 pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     let w = width as usize;
-    if w == 0 || w > 32 || out.len() < 16 {
+    if w == 0 || w > 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
         return scalar::unpack_u32(bytes, width, start, out);
     }
     let head = ((8 - start % 8) % 8).min(out.len());

@@ -40,6 +40,26 @@ use super::x86_64::{avx2, avx512};
 ))]
 use super::aarch64 as neon;
 
+/// Test hook: `Some(false)` makes the x86_64 varint kernels gather value bits with shifts and
+/// masks instead of PEXT (as they do on AMD Zen 1/2), `Some(true)` allows PEXT again where it
+/// is fast, `None` re-detects. Results never depend on it, only speed; without x86_64 SIMD
+/// kernels it does nothing.
+#[cfg(feature = "expose-kernels")]
+pub fn override_pext(fast: Option<bool>) {
+    #[cfg(all(
+        feature = "simd",
+        not(lakecore_backend = "scalar"),
+        target_arch = "x86_64"
+    ))]
+    super::x86_64::override_pext(fast);
+    #[cfg(not(all(
+        feature = "simd",
+        not(lakecore_backend = "scalar"),
+        target_arch = "x86_64"
+    )))]
+    let _ = fast;
+}
+
 /// Varint streams shorter than this go straight to scalar (a block needs 80 bytes).
 const SHORT_VARINT_BYTES: usize = 96;
 /// Unpack requests for fewer values than this go straight to scalar.

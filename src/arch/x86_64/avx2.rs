@@ -6,7 +6,7 @@
 
 use super::varint::{self, Block, Masks};
 use crate::arch::scalar;
-use crate::arch::unpack::{for_groups, lane1_base, U32X8, U32X8_SHIFT};
+use crate::arch::unpack::{bit_range_fits, for_groups, lane1_base, U32X8, U32X8_SHIFT};
 use crate::codec::varint::VarintFormat;
 use crate::error::Result;
 use core::arch::x86_64::*;
@@ -296,7 +296,7 @@ impl U32Consts {
 #[target_feature(enable = "avx2,bmi2")]
 pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     let w = width as usize;
-    if w == 0 || w > 32 || out.len() < 16 {
+    if w == 0 || w > 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
         return scalar::unpack_u32(bytes, width, start, out);
     }
     let head = ((8 - start % 8) % 8).min(out.len());
@@ -323,7 +323,7 @@ pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mu
 #[target_feature(enable = "avx2,bmi2")]
 pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
     let w = width as usize;
-    if w == 0 || w > 32 || out.len() < 16 {
+    if w == 0 || w > 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
         return scalar::unpack_u64(bytes, width, start, out);
     }
     let head = ((8 - start % 8) % 8).min(out.len());

@@ -9,7 +9,7 @@
 use super::avx2::{self, prefix8};
 use super::varint::{self, Block, Masks};
 use crate::arch::scalar;
-use crate::arch::unpack::{for_groups, U32X16, U32X16_SHIFT, U64X8, U64X8_SHIFT};
+use crate::arch::unpack::{bit_range_fits, for_groups, U32X16, U32X16_SHIFT, U64X8, U64X8_SHIFT};
 use crate::codec::varint::VarintFormat;
 use crate::error::Result;
 use core::arch::x86_64::*;
@@ -258,7 +258,7 @@ pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mu
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     let w = width as usize;
-    if w == 0 || w > 32 || out.len() < 32 {
+    if w == 0 || w > 32 || out.len() < 32 || !bit_range_fits(width, start, out.len()) {
         return scalar::unpack_u32(bytes, width, start, out);
     }
     let head = ((8 - start % 8) % 8).min(out.len());
@@ -304,7 +304,7 @@ pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mu
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 unsafe fn unpack_u64_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
     let w = width as usize;
-    if w == 0 || w > 64 || out.len() < 16 {
+    if w == 0 || w > 64 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
         return scalar::unpack_u64(bytes, width, start, out);
     }
     let head = ((8 - start % 8) % 8).min(out.len());

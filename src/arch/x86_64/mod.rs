@@ -31,6 +31,19 @@ pub(crate) fn pext_is_fast() -> bool {
     }
 }
 
+/// Overrides the PEXT choice (`Some(false)`: use the shift/mask gather as on AMD Zen 1/2;
+/// `None`: detect again). Results never depend on it; only speed does.
+#[cfg(feature = "expose-kernels")]
+pub(crate) fn override_pext(fast: Option<bool>) {
+    let code = match fast {
+        Some(false) => 1,
+        Some(true) if detect_pext_fast() => 2,
+        Some(true) => 1,
+        None => 0,
+    };
+    PEXT_FAST.store(code, Ordering::Relaxed);
+}
+
 fn detect_pext_fast() -> bool {
     use core::arch::x86_64::__cpuid;
     // `cpuid` is always available on x86_64; the intrinsic is safe on current toolchains and
