@@ -76,3 +76,20 @@ cpufeatures::new!(cpuid_vbmi, "avx512f", "avx512bw", "avx512vl", "avx512vbmi");
 pub(crate) fn has_vbmi() -> bool {
     cfg!(target_feature = "avx512vbmi") || cpuid_vbmi::get()
 }
+
+cpufeatures::new!(
+    cpuid_vbmi2,
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512vbmi",
+    "avx512vbmi2"
+);
+
+/// Whether AVX-512 VBMI and VBMI2 (`vpcompressb`) are present (cached).
+pub(crate) fn has_vbmi2() -> bool {
+    cfg!(all(
+        target_feature = "avx512vbmi",
+        target_feature = "avx512vbmi2"
+    )) || cpuid_vbmi2::get()
+}

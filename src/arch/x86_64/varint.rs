@@ -28,6 +28,28 @@ const ONES_U64_PREV_MAX: u64 = u64::MAX - 64 * 127;
 /// `|zigzag_decode(b)| <= 64` for one-byte `b`: 64 of them move the sum by at most 4096.
 const ONES_ZIGZAG_MARGIN: i64 = 64 * 64;
 
+/// Largest `prev` for which 64 unsigned deltas of up to 3 bytes (21 bits) cannot overflow.
+pub(super) const SHORT_U64_PREV_MAX: u64 = u64::MAX - (64 << 21);
+/// ZigZag deltas of up to 3 bytes are within `2^20` of zero: 64 of them move the sum by at
+/// most `2^26`.
+pub(super) const SHORT_ZIGZAG_MARGIN: i64 = 64 << 20;
+
+/// The block's complete varints when none is longer than 3 bytes: `(last terminator, count)`.
+#[inline(always)]
+fn short_block(cont: u64, fast_len: usize) -> Option<(u32, usize)> {
+    let ends = !cont;
+    if ends == 0 || fast_len < 3 {
+        return None;
+    }
+    let last = 63 - ends.leading_zeros();
+    let valid = u64::MAX >> (63 - last);
+    let c = cont & valid;
+    if c & (c >> 1) & (c >> 2) != 0 {
+        return None;
+    }
+    Some((last, ends.count_ones() as usize))
+}
+
 /// One bit per byte of a 64-byte block (bit `i` = byte `i`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Masks {
@@ -63,6 +85,51 @@ pub(super) trait Block {
         out: *mut u64,
     ) -> usize;
 
+    /// Decodes the `count` varints that end in the 64-byte block at `p` (`last` = the block
+    /// index of the last terminator) when none is longer than 3 bytes, writing
+    /// `prev + prefix_sum(raw)` to `out..out + count`. Returns `false` (values may have been
+    /// written, to be overwritten by the caller's exact path) when a value falls outside
+    /// `[min, max]` or the tier has no such path.
+    ///
+    /// # Safety
+    /// `p..p + 64` readable; `out..out + count` writable; every varint ending at or before
+    /// `last` is 1..=3 bytes (`cont` is the block's continuation mask) and `count` of them
+    /// end there; `prev <= SHORT_U64_PREV_MAX`; the tier's features are present.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn short_u64(
+        _p: *const u8,
+        _cont: u64,
+        _last: u32,
+        _count: usize,
+        _prev: u64,
+        _min: u64,
+        _max: u64,
+        _out: *mut u64,
+    ) -> bool {
+        false
+    }
+
+    /// As [`Block::short_u64`] for ZigZag deltas.
+    ///
+    /// # Safety
+    /// As for [`Block::short_u64`], with `prev` at least `SHORT_ZIGZAG_MARGIN` away from the
+    /// `i64` limits.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn short_zigzag(
+        _p: *const u8,
+        _cont: u64,
+        _last: u32,
+        _count: usize,
+        _prev: i64,
+        _min: i64,
+        _max: i64,
+        _out: *mut i64,
+    ) -> bool {
+        false
+    }
+
     /// As [`Block::ones_u64`] for one-byte ZigZag deltas and `i64` values.
     ///
     /// # Safety
@@ -91,11 +158,8 @@ unsafe fn pext(word: u64, mask: u64) -> u64 {
 /// The value bits of a varint of `len` (1..=8) bytes held in the low bytes of `word`.
 #[inline(always)]
 fn gather<const PEXT: bool>(word: u64, len: usize) -> u64 {
-    let keep = if len >= 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * len)) - 1
-    };
+    // Keep the low `8 * len` bits (`len` is 1..=8, so the shift is 0..=56).
+    let keep = u64::MAX >> (64 - 8 * len.clamp(1, 8));
     let bits = 0x7f7f_7f7f_7f7f_7f7f & keep;
     if PEXT {
         // SAFETY: `PEXT` is true only in code paths chosen after BMI2 was detected (the AVX2
@@ -130,11 +194,10 @@ unsafe fn varint_at<const PEXT: bool>(
             (q.cast::<u64>().read_unaligned(), *q.add(8))
         };
         let lo = u64::from_le(lo);
-        if len <= 8 {
-            Ok(gather::<PEXT>(lo, len))
-        } else {
-            Ok(gather::<PEXT>(lo, 8) | (u64::from(ninth) << 56))
-        }
+        // Branch-free on the length (mixed streams would mispredict): a ninth byte only
+        // counts for 9-byte varints.
+        let ninth = if len > 8 { u64::from(ninth) } else { 0 };
+        Ok(gather::<PEXT>(lo, len.min(8)) | (ninth << 56))
     } else {
         scalar::decode_uvarint(bytes.get(at..).unwrap_or_default(), format)
             .map(|(value, _)| value)
@@ -186,6 +249,30 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
             // A zero byte ends a multi-byte varint: let the reference report it.
             break;
         }
+        if let Some((last, count)) = short_block(m.cont, fast_len) {
+            if count <= n - k && prev <= SHORT_U64_PREV_MAX {
+                // SAFETY: the 64 bytes at `p` are in bounds; `k + count <= n` slots of `out`
+                // are writable; `short_block` checked the lengths; `prev` is checked above.
+                let stored = unsafe {
+                    B::short_u64(
+                        p,
+                        m.cont,
+                        last,
+                        count,
+                        prev,
+                        min,
+                        max,
+                        out.as_mut_ptr().add(k),
+                    )
+                };
+                if stored {
+                    k += count;
+                    pos += last as usize + 1;
+                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    continue;
+                }
+            }
+        }
         let mut ends = !m.cont;
         let mut start = 0usize;
         while ends != 0 && k < n {
@@ -199,9 +286,8 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
             if value < min || value > max {
                 return Err(Error::new(ErrorKind::OutOfBounds, off(at)));
             }
-            if let Some(slot) = out.get_mut(k) {
-                *slot = value;
-            }
+            // SAFETY: `k < n = out.len()` (loop condition).
+            unsafe { *out.as_mut_ptr().add(k) = value };
             k += 1;
             prev = value;
             start = end + 1;
@@ -265,6 +351,32 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
         if canonical && m.zero & (m.cont << 1) != 0 {
             break;
         }
+        if let Some((last, count)) = short_block(m.cont, fast_len) {
+            if count <= n - k
+                && (i64::MIN + SHORT_ZIGZAG_MARGIN..=i64::MAX - SHORT_ZIGZAG_MARGIN).contains(&prev)
+            {
+                // SAFETY: the 64 bytes at `p` are in bounds; `k + count <= n` slots of `out`
+                // are writable; `short_block` checked the lengths; `prev` is checked above.
+                let stored = unsafe {
+                    B::short_zigzag(
+                        p,
+                        m.cont,
+                        last,
+                        count,
+                        prev,
+                        min,
+                        max,
+                        out.as_mut_ptr().add(k),
+                    )
+                };
+                if stored {
+                    k += count;
+                    pos += last as usize + 1;
+                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    continue;
+                }
+            }
+        }
         let mut ends = !m.cont;
         let mut start = 0usize;
         while ends != 0 && k < n {
@@ -278,9 +390,8 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
             if value < min || value > max {
                 return Err(Error::new(ErrorKind::OutOfBounds, off(at)));
             }
-            if let Some(slot) = out.get_mut(k) {
-                *slot = value;
-            }
+            // SAFETY: `k < n = out.len()` (loop condition).
+            unsafe { *out.as_mut_ptr().add(k) = value };
             k += 1;
             prev = value;
             start = end + 1;
