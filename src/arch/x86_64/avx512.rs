@@ -51,8 +51,8 @@ impl Block for Avx512 {
     }
 }
 
-/// The AVX-512 block reader with VBMI/VBMI2 (`vpermb`, `vpcompressb`): adds whole-block
-/// decoding of varints of up to 3 bytes.
+/// The AVX-512 block reader with VBMI/VBMI2 (`vpermt2b`, `vpcompressb`): adds whole-block
+/// decoding of varints of up to 9 bytes.
 pub(super) struct Avx512Vbmi2;
 
 impl Block for Avx512Vbmi2 {
@@ -130,24 +130,27 @@ impl Block for Avx512Vbmi2 {
     }
 }
 
-/// `j + shift` for every byte lane `j` (wrapping at 64; the wrapped lanes are masked off).
+/// Byte lane numbers 0..64.
 #[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
-const fn shifted_index(shift: u8) -> [u8; 64] {
+const fn iota() -> [u8; 64] {
     let mut idx = [0u8; 64];
     let mut j = 0;
     while j < 64 {
-        idx[j] = (j as u8 + shift) % 64;
+        idx[j] = j as u8;
         j += 1;
     }
     idx
 }
 
-static NEXT1: [u8; 64] = shifted_index(1);
-static NEXT2: [u8; 64] = shifted_index(2);
+static IOTA: [u8; 64] = iota();
 
-/// Whole-block decode of varints of 1..=3 bytes: gather each varint's first, second and third
-/// 7-bit groups into three byte vectors (`vpermb` + zero masks), compress them to the varint
-/// starts (`vpcompressb`), widen 8 at a time to `u64` lanes, then prefix sums as in [`ones`].
+/// Whole-block decode of varints of 1..=9 bytes, 8 at a time: the varint starts and ends
+/// (`vpcompressb` of the lane numbers under the start/terminator masks) give each lane its
+/// first byte; `vpermt2b` over this block and the next gathers its bytes `start..start + 8`
+/// (and `start + 8` for a ninth), shifts and masks compress the 7-bit groups, and the running
+/// values come from an in-register prefix sum. Overflow of the running sum is caught exactly
+/// (per lane: the wrapped sum went down, or the signed sum changed sign against both inputs),
+/// bounds by compares; either makes the block fall back to the exact per-varint path.
 ///
 /// # Safety
 /// The contract of [`Block::short_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
@@ -164,34 +167,47 @@ unsafe fn short<const SIGNED: bool>(
     max: i64,
     out: *mut i64,
 ) -> bool {
-    // SAFETY: 64 readable bytes at `p` (caller); the index tables are 64 bytes each.
-    let (x, next1, next2) =
-        unsafe { (_mm512_loadu_si512(p.cast()), load64(&NEXT1), load64(&NEXT2)) };
+    // SAFETY: 128 readable bytes at `p` (caller); `IOTA` is 64 bytes.
+    let (lo, hi, lanes) = unsafe {
+        (
+            _mm512_loadu_si512(p.cast()),
+            _mm512_loadu_si512(p.add(64).cast()),
+            load64(&IOTA),
+        )
+    };
     let valid = u64::MAX >> (63 - last.min(63));
-    let low7 = _mm512_and_si512(x, _mm512_set1_epi8(0x7f));
-    // Second group of the varint starting at j: byte j+1, if byte j continues.
-    let second = _mm512_maskz_permutexvar_epi8(cont, next1, low7);
-    // Third group: byte j+2, if bytes j and j+1 continue.
-    let third = _mm512_maskz_permutexvar_epi8(cont & (cont >> 1), next2, low7);
-    let starts = !(cont << 1) & valid;
-    let mut firsts = [0u8; 64];
-    let mut seconds = [0u8; 64];
-    let mut thirds = [0u8; 64];
+    let starts_mask = !(cont << 1) & valid;
+    let ends_mask = !cont & valid;
+    let mut starts = [0u8; 64];
+    let mut ends = [0u8; 64];
     // SAFETY: each store writes exactly one local 64-byte array.
     unsafe {
         _mm512_storeu_si512(
-            firsts.as_mut_ptr().cast(),
-            _mm512_maskz_compress_epi8(starts, low7),
+            starts.as_mut_ptr().cast(),
+            _mm512_maskz_compress_epi8(starts_mask, lanes),
         );
         _mm512_storeu_si512(
-            seconds.as_mut_ptr().cast(),
-            _mm512_maskz_compress_epi8(starts, second),
-        );
-        _mm512_storeu_si512(
-            thirds.as_mut_ptr().cast(),
-            _mm512_maskz_compress_epi8(starts, third),
+            ends.as_mut_ptr().cast(),
+            _mm512_maskz_compress_epi8(ends_mask, lanes),
         );
     }
+    // `vpshufb` indices copying byte 0 of every qword to all its bytes.
+    let bcast = _mm512_set_epi64(
+        0x0808_0808_0808_0808,
+        0x0000_0000_0000_0000,
+        0x0808_0808_0808_0808,
+        0x0000_0000_0000_0000,
+        0x0808_0808_0808_0808,
+        0x0000_0000_0000_0000,
+        0x0808_0808_0808_0808,
+        0x0000_0000_0000_0000,
+    );
+    let step = _mm512_set1_epi64(0x0706_0504_0302_0100);
+    let eight = _mm512_set1_epi64(0x0808_0808_0808_0808);
+    let seven_bits = _mm512_set1_epi64(0x7f7f_7f7f_7f7f_7f7f);
+    let all = _mm512_set1_epi64(-1);
+    let sixty_four = _mm512_set1_epi64(64);
+    let nine = _mm512_set1_epi64(9);
     let minv = _mm512_set1_epi64(min);
     let maxv = _mm512_set1_epi64(max);
     let top = _mm512_set1_epi64(7);
@@ -200,45 +216,85 @@ unsafe fn short<const SIGNED: bool>(
     let mut prevv = _mm512_set1_epi64(prev);
     let mut g = 0usize;
     while g * 8 < count.min(64) {
-        let lanes = (count - g * 8).min(8);
-        let lane_mask = (0xffu16 >> (8 - lanes)) as u8;
+        let used = (count - g * 8).min(8);
+        let lane_mask = (0xffu16 >> (8 - used)) as u8;
         // SAFETY: `g * 8 < 64`: each 8-byte load lies inside its 64-byte local array.
-        let (a, b, c) = unsafe {
+        let (s8, e8) = unsafe {
             (
-                _mm_loadl_epi64(firsts.as_ptr().add(g * 8).cast()),
-                _mm_loadl_epi64(seconds.as_ptr().add(g * 8).cast()),
-                _mm_loadl_epi64(thirds.as_ptr().add(g * 8).cast()),
+                _mm_loadl_epi64(starts.as_ptr().add(g * 8).cast()),
+                _mm_loadl_epi64(ends.as_ptr().add(g * 8).cast()),
             )
         };
-        let raw = _mm512_or_si512(
-            _mm512_cvtepu8_epi64(a),
-            _mm512_or_si512(
-                _mm512_slli_epi64::<7>(_mm512_cvtepu8_epi64(b)),
-                _mm512_slli_epi64::<14>(_mm512_cvtepu8_epi64(c)),
-            ),
+        let st = _mm512_cvtepu8_epi64(s8);
+        let len = _mm512_add_epi64(_mm512_sub_epi64(_mm512_cvtepu8_epi64(e8), st), one);
+        // Byte indices start..start + 8 in every qword (start <= 63: below 128).
+        let idx = _mm512_add_epi8(_mm512_shuffle_epi8(st, bcast), step);
+        let word = _mm512_permutex2var_epi8(lo, idx, hi);
+        let ninth = _mm512_permutex2var_epi8(lo, _mm512_add_epi8(idx, eight), hi);
+        // Keep the low min(len, 8) bytes' 7-bit groups.
+        let keep_bits = _mm512_sub_epi64(sixty_four, _mm512_slli_epi64::<3>(len));
+        let keep = _mm512_srlv_epi64(all, _mm512_max_epi64(keep_bits, zero));
+        let mut x = _mm512_and_si512(_mm512_and_si512(word, keep), seven_bits);
+        x = _mm512_or_si512(
+            _mm512_and_si512(x, _mm512_set1_epi64(0x007f_007f_007f_007f)),
+            _mm512_srli_epi64::<1>(_mm512_and_si512(
+                x,
+                _mm512_set1_epi64(0x7f00_7f00_7f00_7f00),
+            )),
         );
-        let mut d = if SIGNED {
+        x = _mm512_or_si512(
+            _mm512_and_si512(x, _mm512_set1_epi64(0x0000_3fff_0000_3fff)),
+            _mm512_srli_epi64::<2>(_mm512_and_si512(
+                x,
+                _mm512_set1_epi64(0x3fff_0000_3fff_0000),
+            )),
+        );
+        x = _mm512_or_si512(
+            _mm512_and_si512(x, _mm512_set1_epi64(0x0000_0000_0fff_ffff)),
+            _mm512_srli_epi64::<4>(_mm512_and_si512(
+                x,
+                _mm512_set1_epi64(0x0fff_ffff_0000_0000),
+            )),
+        );
+        // A ninth byte (its low 7 bits: it is the terminator) for 9-byte varints.
+        let is_nine = _mm512_cmpeq_epi64_mask(len, nine);
+        let high = _mm512_maskz_slli_epi64::<56>(
+            is_nine,
+            _mm512_and_si512(ninth, _mm512_set1_epi64(0x7f)),
+        );
+        let raw = _mm512_or_si512(x, high);
+        let delta = if SIGNED {
             let sign = _mm512_sub_epi64(zero, _mm512_and_si512(raw, one));
             _mm512_xor_si512(_mm512_srli_epi64::<1>(raw), sign)
         } else {
             raw
         };
-        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<7>(d, zero));
-        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<6>(d, zero));
-        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<4>(d, zero));
-        let v = _mm512_add_epi64(d, prevv);
+        // Lanes past `count` add nothing.
+        let delta = _mm512_maskz_mov_epi64(lane_mask, delta);
+        let mut sums = delta;
+        sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<7>(sums, zero));
+        sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<6>(sums, zero));
+        sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<4>(sums, zero));
+        let v = _mm512_add_epi64(sums, prevv);
+        // Each lane's predecessor: the previous lane, or `prev` for lane 0.
+        let before = _mm512_alignr_epi64::<7>(v, prevv);
         let bad = if SIGNED {
-            _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+            let overflow = _mm512_cmplt_epi64_mask(
+                _mm512_and_si512(_mm512_xor_si512(before, v), _mm512_xor_si512(delta, v)),
+                zero,
+            );
+            overflow | _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
         } else {
-            _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
+            _mm512_cmplt_epu64_mask(v, before)
+                | _mm512_cmplt_epu64_mask(v, minv)
+                | _mm512_cmpgt_epu64_mask(v, maxv)
         };
         if bad & lane_mask != 0 {
             return false;
         }
-        // SAFETY: lanes `8g .. 8g + lanes` are below `count`: writable (caller).
+        // SAFETY: lanes `8g .. 8g + used` are below `count`: writable (caller).
         unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
-        // Lanes past `count` hold zero deltas, so lane 7 carries the group's total.
-        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, d));
+        prevv = _mm512_permutexvar_epi64(top, v);
         g += 1;
     }
     true

@@ -28,23 +28,28 @@ const ONES_U64_PREV_MAX: u64 = u64::MAX - 64 * 127;
 /// `|zigzag_decode(b)| <= 64` for one-byte `b`: 64 of them move the sum by at most 4096.
 const ONES_ZIGZAG_MARGIN: i64 = 64 * 64;
 
-/// Largest `prev` for which 64 unsigned deltas of up to 3 bytes (21 bits) cannot overflow.
-pub(super) const SHORT_U64_PREV_MAX: u64 = u64::MAX - (64 << 21);
-/// ZigZag deltas of up to 3 bytes are within `2^20` of zero: 64 of them move the sum by at
-/// most `2^26`.
-pub(super) const SHORT_ZIGZAG_MARGIN: i64 = 64 << 20;
+/// Bytes the whole-block path reads from a block start (the block and the next one, for
+/// varints that start in the block and end past it).
+const WIDE_READ: usize = 2 * BLOCK;
 
-/// The block's complete varints when none is longer than 3 bytes: `(last terminator, count)`.
+/// The block's complete varints when none is longer than `fast_len` bytes: `(last
+/// terminator, count)`.
 #[inline(always)]
-fn short_block(cont: u64, fast_len: usize) -> Option<(u32, usize)> {
+fn whole_block(cont: u64, fast_len: usize) -> Option<(u32, usize)> {
     let ends = !cont;
-    if ends == 0 || fast_len < 3 {
+    if ends == 0 {
         return None;
     }
     let last = 63 - ends.leading_zeros();
-    let valid = u64::MAX >> (63 - last);
-    let c = cont & valid;
-    if c & (c >> 1) & (c >> 2) != 0 {
+    let c = cont & (u64::MAX >> (63 - last));
+    // Bit j survives when bytes j..j + fast_len all continue: a varint longer than fast_len.
+    let mut run = c;
+    let mut i = 1;
+    while i < fast_len {
+        run &= c >> i;
+        i += 1;
+    }
+    if run != 0 {
         return None;
     }
     Some((last, ends.count_ones() as usize))
@@ -86,15 +91,14 @@ pub(super) trait Block {
     ) -> usize;
 
     /// Decodes the `count` varints that end in the 64-byte block at `p` (`last` = the block
-    /// index of the last terminator) when none is longer than 3 bytes, writing
-    /// `prev + prefix_sum(raw)` to `out..out + count`. Returns `false` (values may have been
-    /// written, to be overwritten by the caller's exact path) when a value falls outside
-    /// `[min, max]` or the tier has no such path.
+    /// index of the last terminator; every one 1..=9 bytes, none non-canonical when that
+    /// matters), writing the running values to `out..out + count`. Returns `false` (values
+    /// may have been written, to be overwritten by the caller's exact path) when a running
+    /// value overflows or falls outside `[min, max]`, or when the tier has no such path.
     ///
     /// # Safety
-    /// `p..p + 64` readable; `out..out + count` writable; every varint ending at or before
-    /// `last` is 1..=3 bytes (`cont` is the block's continuation mask) and `count` of them
-    /// end there; `prev <= SHORT_U64_PREV_MAX`; the tier's features are present.
+    /// `p..p + 128` readable; `out..out + count` writable; the varints are as described
+    /// (`cont` is the block's continuation mask); the tier's features are present.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     unsafe fn short_u64(
@@ -113,8 +117,7 @@ pub(super) trait Block {
     /// As [`Block::short_u64`] for ZigZag deltas.
     ///
     /// # Safety
-    /// As for [`Block::short_u64`], with `prev` at least `SHORT_ZIGZAG_MARGIN` away from the
-    /// `i64` limits.
+    /// As for [`Block::short_u64`].
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     unsafe fn short_zigzag(
@@ -249,10 +252,16 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
             // A zero byte ends a multi-byte varint: let the reference report it.
             break;
         }
-        if let Some((last, count)) = short_block(m.cont, fast_len) {
-            if count <= n - k && prev <= SHORT_U64_PREV_MAX {
-                // SAFETY: the 64 bytes at `p` are in bounds; `k + count <= n` slots of `out`
-                // are writable; `short_block` checked the lengths; `prev` is checked above.
+        let whole = if len - pos >= WIDE_READ {
+            whole_block(m.cont, fast_len)
+        } else {
+            None
+        };
+        if let Some((last, count)) = whole {
+            if count <= n - k {
+                // SAFETY: `pos + WIDE_READ <= len`: the 128 bytes at `p` are in bounds;
+                // `k + count <= n` slots of `out` are writable; `whole_block` checked the
+                // lengths, the canonical check above the zero bytes.
                 let stored = unsafe {
                     B::short_u64(
                         p,
@@ -351,12 +360,16 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
         if canonical && m.zero & (m.cont << 1) != 0 {
             break;
         }
-        if let Some((last, count)) = short_block(m.cont, fast_len) {
-            if count <= n - k
-                && (i64::MIN + SHORT_ZIGZAG_MARGIN..=i64::MAX - SHORT_ZIGZAG_MARGIN).contains(&prev)
-            {
-                // SAFETY: the 64 bytes at `p` are in bounds; `k + count <= n` slots of `out`
-                // are writable; `short_block` checked the lengths; `prev` is checked above.
+        let whole = if len - pos >= WIDE_READ {
+            whole_block(m.cont, fast_len)
+        } else {
+            None
+        };
+        if let Some((last, count)) = whole {
+            if count <= n - k {
+                // SAFETY: `pos + WIDE_READ <= len`: the 128 bytes at `p` are in bounds;
+                // `k + count <= n` slots of `out` are writable; `whole_block` checked the
+                // lengths, the canonical check above the zero bytes.
                 let stored = unsafe {
                     B::short_zigzag(
                         p,
