@@ -99,9 +99,24 @@ impl Block for Avx512Vbmi2 {
         max: u64,
         out: *mut u64,
     ) -> bool {
+        if fits_short3(cont, last) && prev <= u64::MAX - SHORT3_MARGIN as u64 {
+            // SAFETY: forwarded contract; lengths and `prev` checked just above.
+            return unsafe {
+                short3::<false>(
+                    p,
+                    cont,
+                    last,
+                    count,
+                    prev as i64,
+                    min as i64,
+                    max as i64,
+                    out.cast(),
+                )
+            };
+        }
         // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
         unsafe {
-            short::<false>(
+            short9::<false>(
                 p,
                 cont,
                 last,
@@ -125,9 +140,141 @@ impl Block for Avx512Vbmi2 {
         max: i64,
         out: *mut i64,
     ) -> bool {
+        if fits_short3(cont, last)
+            && (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
+        {
+            // SAFETY: forwarded contract; lengths and `prev` checked just above.
+            return unsafe { short3::<true>(p, cont, last, count, prev, min, max, out) };
+        }
         // SAFETY: forwarded contract.
-        unsafe { short::<true>(p, cont, last, count, prev, min, max, out) }
+        unsafe { short9::<true>(p, cont, last, count, prev, min, max, out) }
     }
+}
+
+/// 64 deltas of at most 3 bytes (21 bits) move a running sum by less than this.
+const SHORT3_MARGIN: i64 = 1 << 28;
+
+/// Whether no varint ending at or before `last` is longer than 3 bytes.
+#[inline(always)]
+fn fits_short3(cont: u64, last: u32) -> bool {
+    let c = cont & (u64::MAX >> (63 - last.min(63)));
+    c & (c >> 1) & (c >> 2) == 0
+}
+
+/// `j + shift` for every byte lane `j` (wrapping at 64; the wrapped lanes are masked off).
+#[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
+const fn shifted_index(shift: u8) -> [u8; 64] {
+    let mut idx = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        idx[j] = (j as u8 + shift) % 64;
+        j += 1;
+    }
+    idx
+}
+
+static NEXT1: [u8; 64] = shifted_index(1);
+static NEXT2: [u8; 64] = shifted_index(2);
+
+/// Whole-block decode of varints of 1..=3 bytes: gather each varint's first, second and third
+/// 7-bit groups into three byte vectors (`vpermb` + zero masks), compress them to the varint
+/// starts (`vpcompressb`), widen 8 at a time to `u64` lanes, then prefix sums as in [`ones`].
+///
+/// # Safety
+/// The contract of [`Block::short_u64`], with every varint 1..=3 bytes and `prev` at most
+/// `2^27` from the limits (so the running sum cannot overflow); AVX-512 F/BW/VBMI/VBMI2 and
+/// AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short3<const SIGNED: bool>(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> bool {
+    // SAFETY: 64 readable bytes at `p` (caller); the index tables are 64 bytes each.
+    let (x, next1, next2) =
+        unsafe { (_mm512_loadu_si512(p.cast()), load64(&NEXT1), load64(&NEXT2)) };
+    let valid = u64::MAX >> (63 - last.min(63));
+    let low7 = _mm512_and_si512(x, _mm512_set1_epi8(0x7f));
+    // Second group of the varint starting at j: byte j+1, if byte j continues.
+    let second = _mm512_maskz_permutexvar_epi8(cont, next1, low7);
+    // Third group: byte j+2, if bytes j and j+1 continue.
+    let third = _mm512_maskz_permutexvar_epi8(cont & (cont >> 1), next2, low7);
+    let starts = !(cont << 1) & valid;
+    let mut firsts = [0u8; 64];
+    let mut seconds = [0u8; 64];
+    let mut thirds = [0u8; 64];
+    // SAFETY: each store writes exactly one local 64-byte array.
+    unsafe {
+        _mm512_storeu_si512(
+            firsts.as_mut_ptr().cast(),
+            _mm512_maskz_compress_epi8(starts, low7),
+        );
+        _mm512_storeu_si512(
+            seconds.as_mut_ptr().cast(),
+            _mm512_maskz_compress_epi8(starts, second),
+        );
+        _mm512_storeu_si512(
+            thirds.as_mut_ptr().cast(),
+            _mm512_maskz_compress_epi8(starts, third),
+        );
+    }
+    let minv = _mm512_set1_epi64(min);
+    let maxv = _mm512_set1_epi64(max);
+    let top = _mm512_set1_epi64(7);
+    let zero = _mm512_setzero_si512();
+    let one = _mm512_set1_epi64(1);
+    let mut prevv = _mm512_set1_epi64(prev);
+    let mut g = 0usize;
+    while g * 8 < count.min(64) {
+        let lanes = (count - g * 8).min(8);
+        let lane_mask = (0xffu16 >> (8 - lanes)) as u8;
+        // SAFETY: `g * 8 < 64`: each 8-byte load lies inside its 64-byte local array.
+        let (a, b, c) = unsafe {
+            (
+                _mm_loadl_epi64(firsts.as_ptr().add(g * 8).cast()),
+                _mm_loadl_epi64(seconds.as_ptr().add(g * 8).cast()),
+                _mm_loadl_epi64(thirds.as_ptr().add(g * 8).cast()),
+            )
+        };
+        let raw = _mm512_or_si512(
+            _mm512_cvtepu8_epi64(a),
+            _mm512_or_si512(
+                _mm512_slli_epi64::<7>(_mm512_cvtepu8_epi64(b)),
+                _mm512_slli_epi64::<14>(_mm512_cvtepu8_epi64(c)),
+            ),
+        );
+        let mut d = if SIGNED {
+            let sign = _mm512_sub_epi64(zero, _mm512_and_si512(raw, one));
+            _mm512_xor_si512(_mm512_srli_epi64::<1>(raw), sign)
+        } else {
+            raw
+        };
+        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<7>(d, zero));
+        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<6>(d, zero));
+        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<4>(d, zero));
+        let v = _mm512_add_epi64(d, prevv);
+        let bad = if SIGNED {
+            _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+        } else {
+            _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
+        };
+        if bad & lane_mask != 0 {
+            return false;
+        }
+        // SAFETY: lanes `8g .. 8g + lanes` are below `count`: writable (caller).
+        unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
+        // Lanes past `count` hold zero deltas, so lane 7 carries the group's total.
+        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, d));
+        g += 1;
+    }
+    true
 }
 
 /// Byte lane numbers 0..64.
@@ -157,7 +304,7 @@ static IOTA: [u8; 64] = iota();
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn short<const SIGNED: bool>(
+unsafe fn short9<const SIGNED: bool>(
     p: *const u8,
     cont: u64,
     last: u32,
