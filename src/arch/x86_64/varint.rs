@@ -423,17 +423,31 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
     }
 }
 
-/// Bit `64 + j` is set when the `k` bytes ending at byte `j` of the current block all have
-/// their continuation bit (`w` = current block's mask above the previous block's).
+/// Bit `64 + j` is set when the `k` (1..=10) bytes ending at byte `j` of the current block
+/// all have their continuation bit (`w` = current block's mask above the previous block's).
+///
+/// Runs of 2, 4 and 8 by doubling, then `k`'s binary digits combined; stops as soon as no run
+/// of the length reached so far is left (the common case: short varints).
 #[inline(always)]
 fn runs(w: u128, k: usize) -> u128 {
-    let mut r = w;
-    let mut i = 1;
-    while i < k {
-        r &= w << i;
-        i += 1;
+    let r2 = w & (w << 1);
+    if k >= 2 && r2 == 0 {
+        return 0;
     }
-    r
+    let r4 = r2 & (r2 << 2);
+    if k >= 4 && r4 == 0 {
+        return 0;
+    }
+    let r8 = r4 & (r4 << 4);
+    let mut result = u128::MAX;
+    let mut offset = 0u32;
+    for (bit, r) in [(8usize, r8), (4, r4), (2, r2), (1, w)] {
+        if k & bit != 0 {
+            result &= r << offset;
+            offset += bit as u32;
+        }
+    }
+    result
 }
 
 /// Validate and count; same contract and results as [`scalar::count_uvarints`].
