@@ -152,8 +152,9 @@ pub(crate) fn bit_range_fits(width: u32, start: usize, count: usize) -> bool {
         .is_some()
 }
 
-/// Runs `group(src, dst_index)` over groups of 8 values (each `width` bytes, reading
-/// `read` bytes) for the values `first..first + body.len()` (`first` a multiple of 8):
+/// Runs `group(src, dst_index)` over groups of `group_values` values (each
+/// `width * group_values / 8` bytes, reading `read` bytes from `src`) for the values
+/// `first..first + values` (`first` a multiple of 8), `dst_index` counting from 0:
 /// straight from `bytes` while whole reads fit, then from a zero-padded copy of the last
 /// bytes (the reference reads missing bytes as zero too). Returns how many values were done.
 #[inline(always)]
@@ -170,12 +171,21 @@ pub(crate) fn for_groups(
         return 0;
     };
     let group_bytes = width * group_values / 8;
-    let mut done = 0usize;
-    while done + group_values <= values && at.checked_add(read).is_some_and(|e| e <= bytes.len()) {
-        group(bytes.as_ptr().wrapping_add(at), done);
-        done += group_values;
-        at += group_bytes;
+    if group_bytes == 0 {
+        return 0;
     }
+    // Groups whose whole read lies inside `bytes`, counted up front: a plain counted loop.
+    let direct = match at.checked_add(read) {
+        Some(end) if end <= bytes.len() => (bytes.len() - end) / group_bytes + 1,
+        _ => 0,
+    };
+    let direct = direct.min(values / group_values);
+    let base = bytes.as_ptr().wrapping_add(at);
+    for i in 0..direct {
+        group(base.wrapping_add(i * group_bytes), i * group_values);
+    }
+    let mut done = direct * group_values;
+    at += direct * group_bytes;
     // Tail: copy what is left (zero-padded) and keep going from the copy.
     let mut buf = [0u8; 256];
     while done + group_values <= values && at < bytes.len() {
