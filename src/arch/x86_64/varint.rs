@@ -285,6 +285,25 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
         let mut ends = !m.cont;
         let mut start = 0usize;
         while ends != 0 && k < n {
+            // Eight one-byte varints in a row: one SIMD prefix-sum group.
+            if start <= BLOCK - 8
+                && (m.cont >> start) & 0xff == 0
+                && n - k >= 8
+                && prev <= ONES_U64_PREV_MAX
+            {
+                // SAFETY: `start + 8 <= 64` bytes at `p + start` are in bounds and below 0x80;
+                // `k + 8 <= n` slots of `out` are writable; `prev` is checked just above.
+                let done = unsafe {
+                    B::ones_u64(p.add(start), 1, prev, min, max, out.as_mut_ptr().add(k))
+                };
+                if done == 1 {
+                    k += 8;
+                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    ends &= !(0xff << start);
+                    start += 8;
+                    continue;
+                }
+            }
             let end = ends.trailing_zeros() as usize;
             let at = pos + start;
             // SAFETY: `at < pos + 64` so `at + 16 <= pos + BLOCK_READ <= len`; `fast_len <= 9`.
@@ -393,6 +412,25 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
         let mut ends = !m.cont;
         let mut start = 0usize;
         while ends != 0 && k < n {
+            // Eight one-byte varints in a row: one SIMD prefix-sum group.
+            if start <= BLOCK - 8
+                && (m.cont >> start) & 0xff == 0
+                && n - k >= 8
+                && (i64::MIN + ONES_ZIGZAG_MARGIN..=i64::MAX - ONES_ZIGZAG_MARGIN).contains(&prev)
+            {
+                // SAFETY: `start + 8 <= 64` bytes at `p + start` are in bounds and below 0x80;
+                // `k + 8 <= n` slots of `out` are writable; `prev` is checked just above.
+                let done = unsafe {
+                    B::ones_zigzag(p.add(start), 1, prev, min, max, out.as_mut_ptr().add(k))
+                };
+                if done == 1 {
+                    k += 8;
+                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    ends &= !(0xff << start);
+                    start += 8;
+                    continue;
+                }
+            }
             let end = ends.trailing_zeros() as usize;
             let at = pos + start;
             // SAFETY: `at < pos + 64` so `at + 16 <= pos + BLOCK_READ <= len`; `fast_len <= 9`.
