@@ -7,6 +7,8 @@
 //! (feature `expose-kernels`) call them with each tier.
 //!
 //! ```
+//! # #[cfg(feature = "expose-kernels")]
+//! # fn main() {
 //! use lakecore::arch::{kernels, Tier};
 //! use lakecore::codec::varint::VarintFormat;
 //! let stream = [0x01u8, 0x02, 0xac, 0x02];
@@ -19,6 +21,9 @@
 //!         assert_eq!(out, [11, 13, 313]);
 //!     }
 //! }
+//! # }
+//! # #[cfg(not(feature = "expose-kernels"))]
+//! # fn main() {}
 //! ```
 
 use super::{scalar, Tier};
