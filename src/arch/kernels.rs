@@ -92,14 +92,14 @@ pub fn delta_decode_u64(
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX2 + BMI2 (at compile time or by CPUID).
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT (at compile time or by CPUID).
         Tier::Avx2 => unsafe { avx2::delta_decode_u64(bytes, format, prev, min, max, out) },
         #[cfg(all(
             feature = "simd",
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
         Tier::Avx512 => unsafe { avx512::delta_decode_u64(bytes, format, prev, min, max, out) },
         _ => scalar::delta_decode_u64(bytes, format, prev, min, max, out),
     })
@@ -129,14 +129,14 @@ pub fn delta_decode_zigzag(
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT.
         Tier::Avx2 => unsafe { avx2::delta_decode_zigzag(bytes, format, prev, min, max, out) },
         #[cfg(all(
             feature = "simd",
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
         Tier::Avx512 => unsafe { avx512::delta_decode_zigzag(bytes, format, prev, min, max, out) },
         _ => scalar::delta_decode_zigzag(bytes, format, prev, min, max, out),
     })
@@ -156,14 +156,14 @@ pub fn count_uvarints(tier: Tier, bytes: &[u8], format: VarintFormat) -> Option<
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT.
         Tier::Avx2 => unsafe { avx2::count_uvarints(bytes, format) },
         #[cfg(all(
             feature = "simd",
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
         Tier::Avx512 => unsafe { avx512::count_uvarints(bytes, format) },
         _ => scalar::count_uvarints(bytes, format),
     })
@@ -190,14 +190,14 @@ pub fn unpack_u32(
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT.
         Tier::Avx2 => unsafe { avx2::unpack_u32(bytes, width, start, out) },
         #[cfg(all(
             feature = "simd",
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
         Tier::Avx512 => unsafe { avx512::unpack_u32(bytes, width, start, out) },
         #[cfg(all(
             feature = "simd",
@@ -233,14 +233,14 @@ pub fn unpack_u64(
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT.
         Tier::Avx2 => unsafe { avx2::unpack_u64(bytes, width, start, out) },
         #[cfg(all(
             feature = "simd",
             not(lakecore_backend = "scalar"),
             target_arch = "x86_64"
         ))]
-        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI2.
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
         Tier::Avx512 => unsafe { avx512::unpack_u64(bytes, width, start, out) },
         _ => scalar::unpack_u64(bytes, width, start, out),
     }

@@ -1,7 +1,7 @@
-//! AVX2 + BMI2 kernels: 2x32-byte block masks for the varint loops, 8-value SSE prefix sums
+//! AVX2 + BMI1/2 + POPCNT kernels: 2x32-byte block masks for the varint loops, 8-value SSE prefix sums
 //! for runs of one-byte deltas, and `vpshufb` + `vpsrlvd` bit unpacking (8 values per step).
 //!
-//! Every `unsafe fn` here requires AVX2 and BMI2 on the running CPU (checked by
+//! Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU (checked by
 //! [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
 
 use super::varint::{self, Block, Masks};
@@ -49,9 +49,11 @@ impl Block for Avx2 {
         min: u64,
         max: u64,
         out: *mut u64,
-    ) -> usize {
+    ) -> (usize, u64) {
         // SAFETY: forwarded contract.
-        unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) }
+        let (done, last) =
+            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
+        (done, last as u64)
     }
 
     #[inline(always)]
@@ -62,7 +64,7 @@ impl Block for Avx2 {
         min: i64,
         max: i64,
         out: *mut i64,
-    ) -> usize {
+    ) -> (usize, i64) {
         // SAFETY: forwarded contract.
         unsafe { ones::<true>(p, groups, prev, min, max, out) }
     }
@@ -110,7 +112,7 @@ unsafe fn ones<const SIGNED: bool>(
     min: i64,
     max: i64,
     out: *mut i64,
-) -> usize {
+) -> (usize, i64) {
     // Unsigned compares as signed ones after flipping the sign bit.
     let flip = if SIGNED {
         _mm256_setzero_si256()
@@ -142,7 +144,7 @@ unsafe fn ones<const SIGNED: bool>(
             _mm256_or_si256(_mm256_cmpgt_epi64(minv, fhi), _mm256_cmpgt_epi64(fhi, maxv)),
         );
         if _mm256_testz_si256(bad, bad) == 0 {
-            return g;
+            return (g, _mm_cvtsi128_si64(_mm256_castsi256_si128(prevv)));
         }
         // SAFETY: `8 * groups` writable slots at `out` (caller), `g < groups`.
         unsafe {
@@ -151,14 +153,14 @@ unsafe fn ones<const SIGNED: bool>(
         }
         prevv = _mm256_add_epi64(prevv, _mm256_permute4x64_epi64::<0xff>(hi));
     }
-    groups
+    (groups, _mm_cvtsi128_si64(_mm256_castsi256_si128(prevv)))
 }
 
 /// AVX2 [`scalar::delta_decode_u64`].
 ///
 /// # Safety
-/// AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2")]
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn delta_decode_u64(
     bytes: &[u8],
     format: VarintFormat,
@@ -179,8 +181,8 @@ pub(crate) unsafe fn delta_decode_u64(
 /// AVX2 [`scalar::delta_decode_zigzag`].
 ///
 /// # Safety
-/// AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2")]
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn delta_decode_zigzag(
     bytes: &[u8],
     format: VarintFormat,
@@ -201,8 +203,8 @@ pub(crate) unsafe fn delta_decode_zigzag(
 /// AVX2 [`scalar::count_uvarints`].
 ///
 /// # Safety
-/// AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2")]
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     // SAFETY: AVX2 (caller).
     unsafe { varint::count::<Avx2>(bytes, format) }
@@ -292,8 +294,8 @@ impl U32Consts {
 /// AVX2 [`scalar::unpack_u32`].
 ///
 /// # Safety
-/// AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2")]
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     let w = width as usize;
     if w == 0 || w > 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
@@ -319,8 +321,8 @@ pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mu
 /// through the reference.
 ///
 /// # Safety
-/// AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2")]
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
     let w = width as usize;
     if w == 0 || w > 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {

@@ -32,9 +32,11 @@ impl Block for Avx512 {
         min: u64,
         max: u64,
         out: *mut u64,
-    ) -> usize {
+    ) -> (usize, u64) {
         // SAFETY: forwarded contract.
-        unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) }
+        let (done, last) =
+            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
+        (done, last as u64)
     }
 
     #[inline(always)]
@@ -45,7 +47,7 @@ impl Block for Avx512 {
         min: i64,
         max: i64,
         out: *mut i64,
-    ) -> usize {
+    ) -> (usize, i64) {
         // SAFETY: forwarded contract.
         unsafe { ones::<true>(p, groups, prev, min, max, out) }
     }
@@ -70,9 +72,11 @@ impl Block for Avx512Vbmi2 {
         min: u64,
         max: u64,
         out: *mut u64,
-    ) -> usize {
+    ) -> (usize, u64) {
         // SAFETY: forwarded contract.
-        unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) }
+        let (done, last) =
+            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
+        (done, last as u64)
     }
 
     #[inline(always)]
@@ -83,7 +87,7 @@ impl Block for Avx512Vbmi2 {
         min: i64,
         max: i64,
         out: *mut i64,
-    ) -> usize {
+    ) -> (usize, i64) {
         // SAFETY: forwarded contract.
         unsafe { ones::<true>(p, groups, prev, min, max, out) }
     }
@@ -98,7 +102,7 @@ impl Block for Avx512Vbmi2 {
         min: u64,
         max: u64,
         out: *mut u64,
-    ) -> bool {
+    ) -> Option<u64> {
         if fits_short3(cont, last) && prev <= u64::MAX - SHORT3_MARGIN as u64 {
             // SAFETY: forwarded contract; lengths and `prev` checked just above.
             return unsafe {
@@ -112,7 +116,8 @@ impl Block for Avx512Vbmi2 {
                     max as i64,
                     out.cast(),
                 )
-            };
+            }
+            .map(|v| v as u64);
         }
         // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
         unsafe {
@@ -127,6 +132,7 @@ impl Block for Avx512Vbmi2 {
                 out.cast(),
             )
         }
+        .map(|v| v as u64)
     }
 
     #[inline(always)]
@@ -139,7 +145,7 @@ impl Block for Avx512Vbmi2 {
         min: i64,
         max: i64,
         out: *mut i64,
-    ) -> bool {
+    ) -> Option<i64> {
         if fits_short3(cont, last)
             && (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
         {
@@ -149,6 +155,14 @@ impl Block for Avx512Vbmi2 {
         // SAFETY: forwarded contract.
         unsafe { short9::<true>(p, cont, last, count, prev, min, max, out) }
     }
+}
+
+/// Bytes `8g..8g + 8` of `v` in the low qword (kept in registers: a 64-byte store read back
+/// 8 bytes at a time defeats store forwarding).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn qword(v: __m512i, g: usize) -> __m128i {
+    _mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(g as i64), v))
 }
 
 /// 64 deltas of at most 3 bytes (21 bits) move a running sum by less than this.
@@ -196,7 +210,7 @@ unsafe fn short3<const SIGNED: bool>(
     min: i64,
     max: i64,
     out: *mut i64,
-) -> bool {
+) -> Option<i64> {
     // SAFETY: 64 readable bytes at `p` (caller); the index tables are 64 bytes each.
     let (x, next1, next2) =
         unsafe { (_mm512_loadu_si512(p.cast()), load64(&NEXT1), load64(&NEXT2)) };
@@ -207,24 +221,9 @@ unsafe fn short3<const SIGNED: bool>(
     // Third group: byte j+2, if bytes j and j+1 continue.
     let third = _mm512_maskz_permutexvar_epi8(cont & (cont >> 1), next2, low7);
     let starts = !(cont << 1) & valid;
-    let mut firsts = [0u8; 64];
-    let mut seconds = [0u8; 64];
-    let mut thirds = [0u8; 64];
-    // SAFETY: each store writes exactly one local 64-byte array.
-    unsafe {
-        _mm512_storeu_si512(
-            firsts.as_mut_ptr().cast(),
-            _mm512_maskz_compress_epi8(starts, low7),
-        );
-        _mm512_storeu_si512(
-            seconds.as_mut_ptr().cast(),
-            _mm512_maskz_compress_epi8(starts, second),
-        );
-        _mm512_storeu_si512(
-            thirds.as_mut_ptr().cast(),
-            _mm512_maskz_compress_epi8(starts, third),
-        );
-    }
+    let firsts = _mm512_maskz_compress_epi8(starts, low7);
+    let seconds = _mm512_maskz_compress_epi8(starts, second);
+    let thirds = _mm512_maskz_compress_epi8(starts, third);
     let minv = _mm512_set1_epi64(min);
     let maxv = _mm512_set1_epi64(max);
     let top = _mm512_set1_epi64(7);
@@ -235,14 +234,7 @@ unsafe fn short3<const SIGNED: bool>(
     while g * 8 < count.min(64) {
         let lanes = (count - g * 8).min(8);
         let lane_mask = (0xffu16 >> (8 - lanes)) as u8;
-        // SAFETY: `g * 8 < 64`: each 8-byte load lies inside its 64-byte local array.
-        let (a, b, c) = unsafe {
-            (
-                _mm_loadl_epi64(firsts.as_ptr().add(g * 8).cast()),
-                _mm_loadl_epi64(seconds.as_ptr().add(g * 8).cast()),
-                _mm_loadl_epi64(thirds.as_ptr().add(g * 8).cast()),
-            )
-        };
+        let (a, b, c) = (qword(firsts, g), qword(seconds, g), qword(thirds, g));
         let raw = _mm512_or_si512(
             _mm512_cvtepu8_epi64(a),
             _mm512_or_si512(
@@ -266,7 +258,7 @@ unsafe fn short3<const SIGNED: bool>(
             _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
         };
         if bad & lane_mask != 0 {
-            return false;
+            return None;
         }
         // SAFETY: lanes `8g .. 8g + lanes` are below `count`: writable (caller).
         unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
@@ -274,7 +266,7 @@ unsafe fn short3<const SIGNED: bool>(
         prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, d));
         g += 1;
     }
-    true
+    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
 }
 
 /// Byte lane numbers 0..64.
@@ -313,7 +305,7 @@ unsafe fn short9<const SIGNED: bool>(
     min: i64,
     max: i64,
     out: *mut i64,
-) -> bool {
+) -> Option<i64> {
     // SAFETY: 128 readable bytes at `p` (caller); `IOTA` is 64 bytes.
     let (lo, hi, lanes) = unsafe {
         (
@@ -325,19 +317,8 @@ unsafe fn short9<const SIGNED: bool>(
     let valid = u64::MAX >> (63 - last.min(63));
     let starts_mask = !(cont << 1) & valid;
     let ends_mask = !cont & valid;
-    let mut starts = [0u8; 64];
-    let mut ends = [0u8; 64];
-    // SAFETY: each store writes exactly one local 64-byte array.
-    unsafe {
-        _mm512_storeu_si512(
-            starts.as_mut_ptr().cast(),
-            _mm512_maskz_compress_epi8(starts_mask, lanes),
-        );
-        _mm512_storeu_si512(
-            ends.as_mut_ptr().cast(),
-            _mm512_maskz_compress_epi8(ends_mask, lanes),
-        );
-    }
+    let starts = _mm512_maskz_compress_epi8(starts_mask, lanes);
+    let ends = _mm512_maskz_compress_epi8(ends_mask, lanes);
     // `vpshufb` indices copying byte 0 of every qword to all its bytes.
     let bcast = _mm512_set_epi64(
         0x0808_0808_0808_0808,
@@ -365,13 +346,7 @@ unsafe fn short9<const SIGNED: bool>(
     while g * 8 < count.min(64) {
         let used = (count - g * 8).min(8);
         let lane_mask = (0xffu16 >> (8 - used)) as u8;
-        // SAFETY: `g * 8 < 64`: each 8-byte load lies inside its 64-byte local array.
-        let (s8, e8) = unsafe {
-            (
-                _mm_loadl_epi64(starts.as_ptr().add(g * 8).cast()),
-                _mm_loadl_epi64(ends.as_ptr().add(g * 8).cast()),
-            )
-        };
+        let (s8, e8) = (qword(starts, g), qword(ends, g));
         let st = _mm512_cvtepu8_epi64(s8);
         let len = _mm512_add_epi64(_mm512_sub_epi64(_mm512_cvtepu8_epi64(e8), st), one);
         // Byte indices start..start + 8 in every qword (start <= 63: below 128).
@@ -437,14 +412,14 @@ unsafe fn short9<const SIGNED: bool>(
                 | _mm512_cmpgt_epu64_mask(v, maxv)
         };
         if bad & lane_mask != 0 {
-            return false;
+            return None;
         }
         // SAFETY: lanes `8g .. 8g + used` are below `count`: writable (caller).
         unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
         prevv = _mm512_permutexvar_epi64(top, v);
         g += 1;
     }
-    true
+    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
 }
 
 /// # Safety
@@ -475,7 +450,7 @@ unsafe fn ones<const SIGNED: bool>(
     min: i64,
     max: i64,
     out: *mut i64,
-) -> usize {
+) -> (usize, i64) {
     let minv = _mm512_set1_epi64(min);
     let maxv = _mm512_set1_epi64(max);
     let last = _mm512_set1_epi64(7);
@@ -495,20 +470,20 @@ unsafe fn ones<const SIGNED: bool>(
             _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
         };
         if bad != 0 {
-            return g;
+            return (g, _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)));
         }
         // SAFETY: `8 * groups` writable slots at `out` (caller), `g < groups`.
         unsafe { _mm512_storeu_si512(out.add(8 * g).cast(), v) };
         prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(last, x));
     }
-    groups
+    (groups, _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
 }
 
 /// AVX-512 [`scalar::delta_decode_u64`].
 ///
 /// # Safety
-/// AVX-512 F/BW/VL, AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,avx512vl")]
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
 pub(crate) unsafe fn delta_decode_u64(
     bytes: &[u8],
     format: VarintFormat,
@@ -533,8 +508,8 @@ pub(crate) unsafe fn delta_decode_u64(
 /// AVX-512 [`scalar::delta_decode_zigzag`].
 ///
 /// # Safety
-/// AVX-512 F/BW/VL, AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,avx512vl")]
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
 pub(crate) unsafe fn delta_decode_zigzag(
     bytes: &[u8],
     format: VarintFormat,
@@ -559,8 +534,8 @@ pub(crate) unsafe fn delta_decode_zigzag(
 /// [`delta_decode_u64`] with the VBMI2 short-varint block path.
 ///
 /// # Safety
-/// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
+/// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
 unsafe fn delta_u64_vbmi2(
     bytes: &[u8],
     format: VarintFormat,
@@ -581,8 +556,8 @@ unsafe fn delta_u64_vbmi2(
 /// [`delta_decode_zigzag`] with the VBMI2 short-varint block path.
 ///
 /// # Safety
-/// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
+/// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
 unsafe fn delta_zigzag_vbmi2(
     bytes: &[u8],
     format: VarintFormat,
@@ -603,8 +578,8 @@ unsafe fn delta_zigzag_vbmi2(
 /// AVX-512 [`scalar::count_uvarints`].
 ///
 /// # Safety
-/// AVX-512 F/BW/VL, AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,avx512vl")]
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
 pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     // SAFETY: features (caller).
     unsafe { varint::count::<Avx512>(bytes, format) }
@@ -690,8 +665,8 @@ impl Vbmi {
 /// AVX-512 [`scalar::unpack_u32`] (VBMI where present, otherwise the AVX2 kernel).
 ///
 /// # Safety
-/// AVX-512 F/BW/VL, AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,avx512vl")]
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
 pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     if !super::has_vbmi() {
         // SAFETY: AVX2 + BMI2 (caller).
@@ -736,8 +711,8 @@ unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32
 /// AVX-512 [`scalar::unpack_u64`] (VBMI where present, otherwise the AVX2 kernel).
 ///
 /// # Safety
-/// AVX-512 F/BW/VL, AVX2 and BMI2 are present.
-#[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,avx512vl")]
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
 pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
     if !super::has_vbmi() {
         // SAFETY: AVX2 + BMI2 (caller).

@@ -76,7 +76,8 @@ pub(super) trait Block {
 
     /// Writes `8 * groups` values `prev + prefix_sum(bytes)` for the one-byte unsigned deltas
     /// at `p`, group by group (8 values each), stopping before the first group that has a
-    /// value outside `[min, max]`. Returns the number of groups written.
+    /// value outside `[min, max]`. Returns the number of groups written and the last value
+    /// written (`prev` when none).
     ///
     /// # Safety
     /// `p..p + 8 * groups` is readable and holds bytes below `0x80`; `out..out + 8 * groups`
@@ -88,13 +89,14 @@ pub(super) trait Block {
         min: u64,
         max: u64,
         out: *mut u64,
-    ) -> usize;
+    ) -> (usize, u64);
 
     /// Decodes the `count` varints that end in the 64-byte block at `p` (`last` = the block
     /// index of the last terminator; every one 1..=9 bytes, none non-canonical when that
-    /// matters), writing the running values to `out..out + count`. Returns `false` (values
-    /// may have been written, to be overwritten by the caller's exact path) when a running
-    /// value overflows or falls outside `[min, max]`, or when the tier has no such path.
+    /// matters), writing the running values to `out..out + count`; returns the last one. Returns
+    /// `None` (values may have been written, to be overwritten by the caller's exact path)
+    /// when a running value overflows or falls outside `[min, max]`, or when the tier has no
+    /// such path.
     ///
     /// # Safety
     /// `p..p + 128` readable; `out..out + count` writable; the varints are as described
@@ -110,8 +112,8 @@ pub(super) trait Block {
         _min: u64,
         _max: u64,
         _out: *mut u64,
-    ) -> bool {
-        false
+    ) -> Option<u64> {
+        None
     }
 
     /// As [`Block::short_u64`] for ZigZag deltas.
@@ -129,8 +131,8 @@ pub(super) trait Block {
         _min: i64,
         _max: i64,
         _out: *mut i64,
-    ) -> bool {
-        false
+    ) -> Option<i64> {
+        None
     }
 
     /// As [`Block::ones_u64`] for one-byte ZigZag deltas and `i64` values.
@@ -145,7 +147,7 @@ pub(super) trait Block {
         min: i64,
         max: i64,
         out: *mut i64,
-    ) -> usize;
+    ) -> (usize, i64);
 }
 
 /// PEXT of `word` under `mask`.
@@ -238,12 +240,12 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
                 // SAFETY: `8 * groups <= 64` bytes at `p` are in bounds and below 0x80
                 // (`cont == 0`); `k + 8 * groups <= n` slots of `out` are writable; `prev`
                 // is checked just above.
-                let done =
+                let (done, last_value) =
                     unsafe { B::ones_u64(p, groups, prev, min, max, out.as_mut_ptr().add(k)) };
                 if done > 0 {
                     k += 8 * done;
                     pos += 8 * done;
-                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    prev = last_value;
                     continue;
                 }
             }
@@ -274,10 +276,10 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
                         out.as_mut_ptr().add(k),
                     )
                 };
-                if stored {
+                if let Some(last_value) = stored {
                     k += count;
                     pos += last as usize + 1;
-                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    prev = last_value;
                     continue;
                 }
             }
@@ -293,12 +295,12 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
             {
                 // SAFETY: `start + 8 <= 64` bytes at `p + start` are in bounds and below 0x80;
                 // `k + 8 <= n` slots of `out` are writable; `prev` is checked just above.
-                let done = unsafe {
+                let (done, last_value) = unsafe {
                     B::ones_u64(p.add(start), 1, prev, min, max, out.as_mut_ptr().add(k))
                 };
                 if done == 1 {
                     k += 8;
-                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    prev = last_value;
                     ends &= !(0xff << start);
                     start += 8;
                     continue;
@@ -366,12 +368,12 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
             if groups > 0 {
                 // SAFETY: `8 * groups <= 64` bytes at `p` are in bounds and below 0x80;
                 // `k + 8 * groups <= n` slots of `out` are writable; `prev` is in range.
-                let done =
+                let (done, last_value) =
                     unsafe { B::ones_zigzag(p, groups, prev, min, max, out.as_mut_ptr().add(k)) };
                 if done > 0 {
                     k += 8 * done;
                     pos += 8 * done;
-                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    prev = last_value;
                     continue;
                 }
             }
@@ -401,10 +403,10 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
                         out.as_mut_ptr().add(k),
                     )
                 };
-                if stored {
+                if let Some(last_value) = stored {
                     k += count;
                     pos += last as usize + 1;
-                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    prev = last_value;
                     continue;
                 }
             }
@@ -420,12 +422,12 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
             {
                 // SAFETY: `start + 8 <= 64` bytes at `p + start` are in bounds and below 0x80;
                 // `k + 8 <= n` slots of `out` are writable; `prev` is checked just above.
-                let done = unsafe {
+                let (done, last_value) = unsafe {
                     B::ones_zigzag(p.add(start), 1, prev, min, max, out.as_mut_ptr().add(k))
                 };
                 if done == 1 {
                     k += 8;
-                    prev = out.get(k - 1).copied().unwrap_or(prev);
+                    prev = last_value;
                     ends &= !(0xff << start);
                     start += 8;
                     continue;
