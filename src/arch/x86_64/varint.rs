@@ -41,15 +41,9 @@ fn whole_block(cont: u64, fast_len: usize) -> Option<(u32, usize)> {
         return None;
     }
     let last = 63 - ends.leading_zeros();
-    let c = cont & (u64::MAX >> (63 - last));
-    // Bit j survives when bytes j..j + fast_len all continue: a varint longer than fast_len.
-    let mut run = c;
-    let mut i = 1;
-    while i < fast_len {
-        run &= c >> i;
-        i += 1;
-    }
-    if run != 0 {
+    let c = u128::from(cont & (u64::MAX >> (63 - last))) << 64;
+    // A run of `fast_len` continuation bytes: a varint longer than `fast_len`.
+    if runs(c, fast_len) != 0 {
         return None;
     }
     Some((last, ends.count_ones() as usize))
