@@ -1,13 +1,74 @@
 //! Kernel entry points taking an explicit tier; `None` when the tier cannot run here.
 //!
 //! A tier that has no kernel of its own for an operation runs the scalar one, so every
-//! available tier answers every call. The dispatched codecs call these with
-//! [`active_tier`](super::active_tier); tests and benches (feature `expose-kernels`) call them
-//! with each tier.
+//! available tier answers every call, with the scalar reference's results (values, error
+//! kind and offset). Inputs too short for a SIMD kernel to pay off go straight to scalar. The
+//! dispatched codecs call these with [`active_tier`](super::active_tier); tests and benches
+//! (feature `expose-kernels`) call them with each tier.
+//!
+//! ```
+//! # #[cfg(feature = "expose-kernels")]
+//! # fn main() {
+//! use lakecore::arch::{kernels, Tier};
+//! use lakecore::codec::varint::VarintFormat;
+//! let stream = [0x01u8, 0x02, 0xac, 0x02];
+//! let mut out = [0u64; 3];
+//! for tier in Tier::ALL {
+//!     if let Some(result) = kernels::delta_decode_u64(
+//!         tier, &stream, VarintFormat::SIDECAR, 10, 0, u64::MAX, &mut out,
+//!     ) {
+//!         assert_eq!(result.unwrap(), 4);
+//!         assert_eq!(out, [11, 13, 313]);
+//!     }
+//! }
+//! # }
+//! # #[cfg(not(feature = "expose-kernels"))]
+//! # fn main() {}
+//! ```
 
 use super::{scalar, Tier};
 use crate::codec::varint::VarintFormat;
 use crate::error::Result;
+
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    target_arch = "x86_64"
+))]
+use super::x86_64::{avx2, avx512};
+
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    target_arch = "aarch64",
+    target_endian = "little"
+))]
+use super::aarch64 as neon;
+
+/// Test hook: `Some(false)` makes the x86_64 varint kernels gather value bits with shifts and
+/// masks instead of PEXT (as they do on AMD Zen 1/2), `Some(true)` allows PEXT again where it
+/// is fast, `None` re-detects. Results never depend on it, only speed; without x86_64 SIMD
+/// kernels it does nothing.
+#[cfg(feature = "expose-kernels")]
+pub fn override_pext(fast: Option<bool>) {
+    #[cfg(all(
+        feature = "simd",
+        not(lakecore_backend = "scalar"),
+        target_arch = "x86_64"
+    ))]
+    super::x86_64::override_pext(fast);
+    #[cfg(not(all(
+        feature = "simd",
+        not(lakecore_backend = "scalar"),
+        target_arch = "x86_64"
+    )))]
+    let _ = fast;
+}
+
+/// Varint streams shorter than this go straight to scalar (a block needs 80 bytes).
+const SHORT_VARINT_BYTES: usize = 96;
+/// Unpack requests for fewer values than this go straight to scalar.
+const SHORT_UNPACK_VALUES: usize = 16;
 
 /// Tier-explicit [`scalar::delta_decode_u64`].
 pub fn delta_decode_u64(
@@ -19,8 +80,29 @@ pub fn delta_decode_u64(
     max: u64,
     out: &mut [u64],
 ) -> Option<Result<usize>> {
-    tier.is_available()
-        .then(|| scalar::delta_decode_u64(bytes, format, prev, min, max, out))
+    if !tier.is_available() {
+        return None;
+    }
+    if bytes.len() < SHORT_VARINT_BYTES || out.len() < 8 {
+        return Some(scalar::delta_decode_u64(bytes, format, prev, min, max, out));
+    }
+    Some(match tier {
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT (at compile time or by CPUID).
+        Tier::Avx2 => unsafe { avx2::delta_decode_u64(bytes, format, prev, min, max, out) },
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx512 => unsafe { avx512::delta_decode_u64(bytes, format, prev, min, max, out) },
+        _ => scalar::delta_decode_u64(bytes, format, prev, min, max, out),
+    })
 }
 
 /// Tier-explicit [`scalar::delta_decode_zigzag`].
@@ -33,14 +115,58 @@ pub fn delta_decode_zigzag(
     max: i64,
     out: &mut [i64],
 ) -> Option<Result<usize>> {
-    tier.is_available()
-        .then(|| scalar::delta_decode_zigzag(bytes, format, prev, min, max, out))
+    if !tier.is_available() {
+        return None;
+    }
+    if bytes.len() < SHORT_VARINT_BYTES || out.len() < 8 {
+        return Some(scalar::delta_decode_zigzag(
+            bytes, format, prev, min, max, out,
+        ));
+    }
+    Some(match tier {
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx2 => unsafe { avx2::delta_decode_zigzag(bytes, format, prev, min, max, out) },
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx512 => unsafe { avx512::delta_decode_zigzag(bytes, format, prev, min, max, out) },
+        _ => scalar::delta_decode_zigzag(bytes, format, prev, min, max, out),
+    })
 }
 
 /// Tier-explicit [`scalar::count_uvarints`].
 pub fn count_uvarints(tier: Tier, bytes: &[u8], format: VarintFormat) -> Option<Result<usize>> {
-    tier.is_available()
-        .then(|| scalar::count_uvarints(bytes, format))
+    if !tier.is_available() {
+        return None;
+    }
+    if bytes.len() < SHORT_VARINT_BYTES {
+        return Some(scalar::count_uvarints(bytes, format));
+    }
+    Some(match tier {
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx2 => unsafe { avx2::count_uvarints(bytes, format) },
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx512 => unsafe { avx512::count_uvarints(bytes, format) },
+        _ => scalar::count_uvarints(bytes, format),
+    })
 }
 
 /// Tier-explicit [`scalar::unpack_u32`]; returns `Some(())` when the tier ran.
@@ -51,8 +177,39 @@ pub fn unpack_u32(
     start: usize,
     out: &mut [u32],
 ) -> Option<()> {
-    tier.is_available()
-        .then(|| scalar::unpack_u32(bytes, width, start, out))
+    if !tier.is_available() {
+        return None;
+    }
+    if out.len() < SHORT_UNPACK_VALUES {
+        scalar::unpack_u32(bytes, width, start, out);
+        return Some(());
+    }
+    match tier {
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx2 => unsafe { avx2::unpack_u32(bytes, width, start, out) },
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx512 => unsafe { avx512::unpack_u32(bytes, width, start, out) },
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "aarch64",
+            target_endian = "little"
+        ))]
+        // SAFETY: `is_available` checked NEON.
+        Tier::Neon => unsafe { neon::unpack_u32(bytes, width, start, out) },
+        _ => scalar::unpack_u32(bytes, width, start, out),
+    }
+    Some(())
 }
 
 /// Tier-explicit [`scalar::unpack_u64`]; returns `Some(())` when the tier ran.
@@ -63,6 +220,29 @@ pub fn unpack_u64(
     start: usize,
     out: &mut [u64],
 ) -> Option<()> {
-    tier.is_available()
-        .then(|| scalar::unpack_u64(bytes, width, start, out))
+    if !tier.is_available() {
+        return None;
+    }
+    if out.len() < SHORT_UNPACK_VALUES {
+        scalar::unpack_u64(bytes, width, start, out);
+        return Some(());
+    }
+    match tier {
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx2 => unsafe { avx2::unpack_u64(bytes, width, start, out) },
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2 + BMI1/2 + POPCNT.
+        Tier::Avx512 => unsafe { avx512::unpack_u64(bytes, width, start, out) },
+        _ => scalar::unpack_u64(bytes, width, start, out),
+    }
+    Some(())
 }

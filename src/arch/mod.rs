@@ -19,6 +19,31 @@ pub mod scalar;
 #[cfg(not(feature = "expose-kernels"))]
 pub(crate) mod scalar;
 
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    target_arch = "x86_64"
+))]
+mod x86_64;
+
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    target_arch = "aarch64",
+    target_endian = "little"
+))]
+mod aarch64;
+
+#[cfg(all(
+    feature = "simd",
+    not(lakecore_backend = "scalar"),
+    any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    )
+))]
+mod unpack;
+
 use crate::codec::varint::VarintFormat;
 use crate::error::Result;
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -29,9 +54,9 @@ use core::sync::atomic::{AtomicU8, Ordering};
 pub enum Tier {
     /// Portable scalar code; always available.
     Scalar,
-    /// x86_64 with AVX2 and BMI2.
+    /// x86_64 with AVX2, BMI1/2 and POPCNT.
     Avx2,
-    /// x86_64 with AVX-512 F/BW/VL (and VBMI where present).
+    /// x86_64 with AVX-512 F/BW/VL, AVX2, BMI1/2 and POPCNT (and VBMI/VBMI2 where present).
     Avx512,
     /// aarch64 with NEON (Advanced SIMD).
     Neon,
@@ -112,22 +137,39 @@ pub fn active_tier() -> Tier {
 ))]
 mod detect {
     use super::Tier;
-    cpufeatures::new!(cpuid_avx2, "avx2", "bmi2");
-    cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw", "avx512vl", "bmi2");
+    cpufeatures::new!(cpuid_avx2, "avx2", "bmi1", "bmi2", "popcnt");
+    cpufeatures::new!(
+        cpuid_avx512,
+        "avx512f",
+        "avx512bw",
+        "avx512vl",
+        "avx2",
+        "bmi1",
+        "bmi2",
+        "popcnt"
+    );
 
     /// Compile-time target features first; `cpufeatures` caches the runtime answer itself.
     pub(super) fn available(tier: Tier) -> bool {
         match tier {
             Tier::Scalar => true,
             Tier::Avx2 => {
-                cfg!(all(target_feature = "avx2", target_feature = "bmi2")) || cpuid_avx2::get()
+                cfg!(all(
+                    target_feature = "avx2",
+                    target_feature = "bmi1",
+                    target_feature = "bmi2",
+                    target_feature = "popcnt"
+                )) || cpuid_avx2::get()
             }
             Tier::Avx512 => {
                 cfg!(all(
                     target_feature = "avx512f",
                     target_feature = "avx512bw",
                     target_feature = "avx512vl",
-                    target_feature = "bmi2"
+                    target_feature = "avx2",
+                    target_feature = "bmi1",
+                    target_feature = "bmi2",
+                    target_feature = "popcnt"
                 )) || cpuid_avx512::get()
             }
             Tier::Neon => false,

@@ -1,0 +1,351 @@
+//! AVX2 + BMI1/2 + POPCNT kernels: 2x32-byte block masks for the varint loops, 8-value SSE prefix sums
+//! for runs of one-byte deltas, and `vpshufb` + `vpsrlvd` bit unpacking (8 values per step).
+//!
+//! Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU (checked by
+//! [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
+
+use super::varint::{self, Block, Masks};
+use crate::arch::scalar;
+use crate::arch::unpack::{bit_range_fits, for_groups, lane1_base, U32X8, U32X8_SHIFT};
+use crate::codec::varint::VarintFormat;
+use crate::error::Result;
+use core::arch::x86_64::*;
+
+/// The AVX2 block reader.
+pub(super) struct Avx2;
+
+/// Prefix sums of 8 one-byte deltas at `p` in `u16` lanes (plain bytes, or ZigZag-decoded to
+/// `i16` when `ZIGZAG`).
+///
+/// # Safety
+/// `p..p + 8` is readable; SSE4.1 (implied by AVX2) is present.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn prefix8<const ZIGZAG: bool>(p: *const u8) -> __m128i {
+    // SAFETY: the caller guarantees 8 readable bytes at `p`; `_mm_loadl_epi64` reads 8.
+    let raw = unsafe { _mm_loadl_epi64(p.cast::<__m128i>()) };
+    let mut x = _mm_cvtepu8_epi16(raw);
+    if ZIGZAG {
+        let sign = _mm_sub_epi16(_mm_setzero_si128(), _mm_and_si128(x, _mm_set1_epi16(1)));
+        x = _mm_xor_si128(_mm_srli_epi16::<1>(x), sign);
+    }
+    x = _mm_add_epi16(x, _mm_slli_si128::<2>(x));
+    x = _mm_add_epi16(x, _mm_slli_si128::<4>(x));
+    _mm_add_epi16(x, _mm_slli_si128::<8>(x))
+}
+
+impl Block for Avx2 {
+    #[inline(always)]
+    unsafe fn masks(p: *const u8) -> Masks {
+        // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX2.
+        unsafe { masks(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn ones_u64(
+        p: *const u8,
+        groups: usize,
+        prev: u64,
+        min: u64,
+        max: u64,
+        out: *mut u64,
+    ) -> (usize, u64) {
+        // SAFETY: forwarded contract.
+        let (done, last) =
+            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
+        (done, last as u64)
+    }
+
+    #[inline(always)]
+    unsafe fn ones_zigzag(
+        p: *const u8,
+        groups: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64) {
+        // SAFETY: forwarded contract.
+        unsafe { ones::<true>(p, groups, prev, min, max, out) }
+    }
+}
+
+/// # Safety
+/// 64 readable bytes at `p`; AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn masks(p: *const u8) -> Masks {
+    // SAFETY: 64 readable bytes at `p` (caller), two unaligned 32-byte loads.
+    let (a, b) = unsafe {
+        (
+            _mm256_loadu_si256(p.cast::<__m256i>()),
+            _mm256_loadu_si256(p.add(32).cast::<__m256i>()),
+        )
+    };
+    let join = |lo: __m256i, hi: __m256i| {
+        u64::from(_mm256_movemask_epi8(lo) as u32)
+            | (u64::from(_mm256_movemask_epi8(hi) as u32) << 32)
+    };
+    let zero = _mm256_setzero_si256();
+    let high7 = _mm256_set1_epi8(0xfe_u8 as i8);
+    Masks {
+        cont: join(a, b),
+        zero: join(_mm256_cmpeq_epi8(a, zero), _mm256_cmpeq_epi8(b, zero)),
+        gt1: !join(
+            _mm256_cmpeq_epi8(_mm256_and_si256(a, high7), zero),
+            _mm256_cmpeq_epi8(_mm256_and_si256(b, high7), zero),
+        ),
+    }
+}
+
+/// Runs of one-byte deltas; `SIGNED` = ZigZag deltas and signed bounds, otherwise unsigned
+/// deltas (passed as `i64` bit patterns) and unsigned bounds.
+///
+/// # Safety
+/// The contract of [`Block::ones_u64`] / [`Block::ones_zigzag`]; AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn ones<const SIGNED: bool>(
+    p: *const u8,
+    groups: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> (usize, i64) {
+    // Unsigned compares as signed ones after flipping the sign bit.
+    let flip = if SIGNED {
+        _mm256_setzero_si256()
+    } else {
+        _mm256_set1_epi64x(i64::MIN)
+    };
+    let minv = _mm256_xor_si256(_mm256_set1_epi64x(min), flip);
+    let maxv = _mm256_xor_si256(_mm256_set1_epi64x(max), flip);
+    let mut prevv = _mm256_set1_epi64x(prev);
+    for g in 0..groups {
+        // SAFETY: `8 * groups` readable bytes at `p` (caller).
+        let sums = unsafe { prefix8::<SIGNED>(p.add(8 * g)) };
+        let (lo, hi) = if SIGNED {
+            (
+                _mm256_cvtepi16_epi64(sums),
+                _mm256_cvtepi16_epi64(_mm_srli_si128::<8>(sums)),
+            )
+        } else {
+            (
+                _mm256_cvtepu16_epi64(sums),
+                _mm256_cvtepu16_epi64(_mm_srli_si128::<8>(sums)),
+            )
+        };
+        let vlo = _mm256_add_epi64(lo, prevv);
+        let vhi = _mm256_add_epi64(hi, prevv);
+        let (flo, fhi) = (_mm256_xor_si256(vlo, flip), _mm256_xor_si256(vhi, flip));
+        let bad = _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpgt_epi64(minv, flo), _mm256_cmpgt_epi64(flo, maxv)),
+            _mm256_or_si256(_mm256_cmpgt_epi64(minv, fhi), _mm256_cmpgt_epi64(fhi, maxv)),
+        );
+        if _mm256_testz_si256(bad, bad) == 0 {
+            return (g, _mm_cvtsi128_si64(_mm256_castsi256_si128(prevv)));
+        }
+        // SAFETY: `8 * groups` writable slots at `out` (caller), `g < groups`.
+        unsafe {
+            _mm256_storeu_si256(out.add(8 * g).cast::<__m256i>(), vlo);
+            _mm256_storeu_si256(out.add(8 * g + 4).cast::<__m256i>(), vhi);
+        }
+        prevv = _mm256_add_epi64(prevv, _mm256_permute4x64_epi64::<0xff>(hi));
+    }
+    (groups, _mm_cvtsi128_si64(_mm256_castsi256_si128(prevv)))
+}
+
+/// AVX2 [`scalar::delta_decode_u64`].
+///
+/// # Safety
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn delta_decode_u64(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: u64,
+    min: u64,
+    max: u64,
+    out: &mut [u64],
+) -> Result<usize> {
+    if super::pext_is_fast() {
+        // SAFETY: AVX2 + BMI2 (caller), PEXT fast (checked).
+        unsafe { varint::delta_u64::<Avx2, true>(bytes, format, prev, min, max, out) }
+    } else {
+        // SAFETY: AVX2 + BMI2 (caller).
+        unsafe { varint::delta_u64::<Avx2, false>(bytes, format, prev, min, max, out) }
+    }
+}
+
+/// AVX2 [`scalar::delta_decode_zigzag`].
+///
+/// # Safety
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn delta_decode_zigzag(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: &mut [i64],
+) -> Result<usize> {
+    if super::pext_is_fast() {
+        // SAFETY: AVX2 + BMI2 (caller), PEXT fast (checked).
+        unsafe { varint::delta_zigzag::<Avx2, true>(bytes, format, prev, min, max, out) }
+    } else {
+        // SAFETY: AVX2 + BMI2 (caller).
+        unsafe { varint::delta_zigzag::<Avx2, false>(bytes, format, prev, min, max, out) }
+    }
+}
+
+/// AVX2 [`scalar::count_uvarints`].
+///
+/// # Safety
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
+    // SAFETY: AVX2 (caller).
+    unsafe { varint::count::<Avx2>(bytes, format) }
+}
+
+/// Bytes a group of 8 `u32` values of `width` bits reads from its first byte.
+#[inline(always)]
+pub(super) const fn group_read(width: usize) -> usize {
+    lane1_base(width) + 16
+}
+
+/// Unpacks one group of 8 values of `width` (1..=32) bits from `p` into `out`.
+///
+/// # Safety
+/// `p..p + group_read(width)` readable, `out..out + 8` writable; AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn group_u32(p: *const u8, width: usize, consts: &U32Consts, out: *mut u32) {
+    // SAFETY: `group_read(width)` readable bytes at `p`, 8 writable `u32` at `out`, AVX2
+    // (all the caller's contract).
+    unsafe {
+        let r = group_u32_vec(p, width, consts);
+        _mm256_storeu_si256(out.cast::<__m256i>(), r);
+    }
+}
+
+/// One group of 8 values as a vector (see [`group_u32`]).
+///
+/// # Safety
+/// `p..p + group_read(width)` readable; AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn group_u32_vec(p: *const u8, width: usize, c: &U32Consts) -> __m256i {
+    // SAFETY: both 16-byte loads end at or before `p + group_read(width)` (caller).
+    let (lo, hi) = unsafe {
+        (
+            _mm_loadu_si128(p.cast::<__m128i>()),
+            _mm_loadu_si128(p.add(lane1_base(width)).cast::<__m128i>()),
+        )
+    };
+    let v = _mm256_set_m128i(hi, lo);
+    let mut r = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, c.shuf_a), c.shift);
+    if c.two {
+        let b = _mm256_shuffle_epi8(v, c.shuf_b);
+        r = _mm256_or_si256(r, _mm256_sllv_epi32(b, c.back));
+    }
+    _mm256_and_si256(r, c.mask)
+}
+
+/// Per-width constants for the `u32` unpack loop.
+pub(super) struct U32Consts {
+    shuf_a: __m256i,
+    shuf_b: __m256i,
+    shift: __m256i,
+    back: __m256i,
+    mask: __m256i,
+    two: bool,
+}
+
+impl U32Consts {
+    /// # Safety
+    /// AVX2 present; `width` 1..=32.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn new(width: usize) -> U32Consts {
+        let [a, b] = U32X8.get(width).copied().unwrap_or([[0x80; 32]; 2]);
+        let shifts = U32X8_SHIFT.get(width).copied().unwrap_or([0; 8]);
+        // SAFETY: each load reads exactly one 32-byte array.
+        let (shuf_a, shuf_b, shift) = unsafe {
+            (
+                _mm256_loadu_si256(a.as_ptr().cast::<__m256i>()),
+                _mm256_loadu_si256(b.as_ptr().cast::<__m256i>()),
+                _mm256_loadu_si256(shifts.as_ptr().cast::<__m256i>()),
+            )
+        };
+        U32Consts {
+            shuf_a,
+            shuf_b,
+            shift,
+            back: _mm256_sub_epi32(_mm256_set1_epi32(8), shift),
+            mask: _mm256_set1_epi32(scalar::low_mask(width as u32) as u32 as i32),
+            two: width > 25,
+        }
+    }
+}
+
+/// AVX2 [`scalar::unpack_u32`].
+///
+/// # Safety
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
+    let w = width as usize;
+    if w == 0 || w > 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
+        return scalar::unpack_u32(bytes, width, start, out);
+    }
+    let head = ((8 - start % 8) % 8).min(out.len());
+    let (head_out, body) = out.split_at_mut(head);
+    scalar::unpack_u32(bytes, width, start, head_out);
+    let first = start + head;
+    // SAFETY: AVX2 (caller), `w` in 1..=32.
+    let consts = unsafe { U32Consts::new(w) };
+    let dst = body.as_mut_ptr();
+    let done = for_groups(bytes, w, first, body.len(), 8, group_read(w), |src, i| {
+        // SAFETY: `for_groups` hands out `src` with `group_read(w)` readable bytes and an
+        // index with 8 values left in `body`; AVX2 (caller).
+        unsafe { group_u32(src, w, &consts, dst.add(i)) }
+    });
+    let tail = body.get_mut(done..).unwrap_or_default();
+    scalar::unpack_u32(bytes, width, first + done, tail);
+}
+
+/// AVX2 [`scalar::unpack_u64`]: widths up to 32 through the `u32` groups, widened; wider ones
+/// through the reference.
+///
+/// # Safety
+/// AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
+    let w = width as usize;
+    if w == 0 || w > 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
+        return scalar::unpack_u64(bytes, width, start, out);
+    }
+    let head = ((8 - start % 8) % 8).min(out.len());
+    let (head_out, body) = out.split_at_mut(head);
+    scalar::unpack_u64(bytes, width, start, head_out);
+    let first = start + head;
+    // SAFETY: AVX2 (caller), `w` in 1..=32.
+    let consts = unsafe { U32Consts::new(w) };
+    let dst = body.as_mut_ptr();
+    let done = for_groups(bytes, w, first, body.len(), 8, group_read(w), |src, i| {
+        // SAFETY: `src` has `group_read(w)` readable bytes, `dst + i` 8 writable `u64`
+        // (`for_groups`); AVX2 (caller).
+        unsafe {
+            let r = group_u32_vec(src, w, &consts);
+            let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(r));
+            let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(r));
+            _mm256_storeu_si256(dst.add(i).cast::<__m256i>(), lo);
+            _mm256_storeu_si256(dst.add(i + 4).cast::<__m256i>(), hi);
+        }
+    });
+    let tail = body.get_mut(done..).unwrap_or_default();
+    scalar::unpack_u64(bytes, width, first + done, tail);
+}

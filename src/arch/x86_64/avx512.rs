@@ -1,0 +1,755 @@
+//! AVX-512 kernels (F/BW/VL + AVX2 + BMI2): one 64-byte load and three mask compares per
+//! varint block, 8-value `zmm` prefix sums for runs of one-byte deltas, and, where VBMI is
+//! present, `vpermb` + `vpsrlvd`/`vpsrlvq` bit unpacking (16 `u32` or 8 `u64` values per
+//! step); without VBMI the unpackers are the AVX2 ones.
+//!
+//! Every `unsafe fn` here requires AVX-512 F/BW/VL, AVX2 and BMI2 on the running CPU (checked
+//! by [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
+
+use super::avx2::{self, prefix8};
+use super::varint::{self, Block, Masks};
+use crate::arch::scalar;
+use crate::arch::unpack::{bit_range_fits, for_groups, U32X16, U32X16_SHIFT, U64X8, U64X8_SHIFT};
+use crate::codec::varint::VarintFormat;
+use crate::error::Result;
+use core::arch::x86_64::*;
+
+/// The AVX-512 block reader.
+pub(super) struct Avx512;
+
+impl Block for Avx512 {
+    #[inline(always)]
+    unsafe fn masks(p: *const u8) -> Masks {
+        // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX-512BW.
+        unsafe { masks(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn ones_u64(
+        p: *const u8,
+        groups: usize,
+        prev: u64,
+        min: u64,
+        max: u64,
+        out: *mut u64,
+    ) -> (usize, u64) {
+        // SAFETY: forwarded contract.
+        let (done, last) =
+            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
+        (done, last as u64)
+    }
+
+    #[inline(always)]
+    unsafe fn ones_zigzag(
+        p: *const u8,
+        groups: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64) {
+        // SAFETY: forwarded contract.
+        unsafe { ones::<true>(p, groups, prev, min, max, out) }
+    }
+}
+
+/// The AVX-512 block reader with VBMI/VBMI2 (`vpermt2b`, `vpcompressb`): adds whole-block
+/// decoding of varints of up to 9 bytes.
+pub(super) struct Avx512Vbmi2;
+
+impl Block for Avx512Vbmi2 {
+    #[inline(always)]
+    unsafe fn masks(p: *const u8) -> Masks {
+        // SAFETY: forwarded contract.
+        unsafe { masks(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn ones_u64(
+        p: *const u8,
+        groups: usize,
+        prev: u64,
+        min: u64,
+        max: u64,
+        out: *mut u64,
+    ) -> (usize, u64) {
+        // SAFETY: forwarded contract.
+        let (done, last) =
+            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
+        (done, last as u64)
+    }
+
+    #[inline(always)]
+    unsafe fn ones_zigzag(
+        p: *const u8,
+        groups: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64) {
+        // SAFETY: forwarded contract.
+        unsafe { ones::<true>(p, groups, prev, min, max, out) }
+    }
+
+    #[inline(always)]
+    unsafe fn short_u64(
+        p: *const u8,
+        cont: u64,
+        last: u32,
+        count: usize,
+        prev: u64,
+        min: u64,
+        max: u64,
+        out: *mut u64,
+    ) -> Option<u64> {
+        if fits_short3(cont, last) && prev <= u64::MAX - SHORT3_MARGIN as u64 {
+            // SAFETY: forwarded contract; lengths and `prev` checked just above.
+            return unsafe {
+                short3::<false>(
+                    p,
+                    cont,
+                    last,
+                    count,
+                    prev as i64,
+                    min as i64,
+                    max as i64,
+                    out.cast(),
+                )
+            }
+            .map(|v| v as u64);
+        }
+        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
+        unsafe {
+            short9::<false>(
+                p,
+                cont,
+                last,
+                count,
+                prev as i64,
+                min as i64,
+                max as i64,
+                out.cast(),
+            )
+        }
+        .map(|v| v as u64)
+    }
+
+    #[inline(always)]
+    unsafe fn short_zigzag(
+        p: *const u8,
+        cont: u64,
+        last: u32,
+        count: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> Option<i64> {
+        if fits_short3(cont, last)
+            && (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
+        {
+            // SAFETY: forwarded contract; lengths and `prev` checked just above.
+            return unsafe { short3::<true>(p, cont, last, count, prev, min, max, out) };
+        }
+        // SAFETY: forwarded contract.
+        unsafe { short9::<true>(p, cont, last, count, prev, min, max, out) }
+    }
+}
+
+/// Bytes `8g..8g + 8` of `v` in the low qword (kept in registers: a 64-byte store read back
+/// 8 bytes at a time defeats store forwarding).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn qword(v: __m512i, g: usize) -> __m128i {
+    _mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(g as i64), v))
+}
+
+/// 64 deltas of at most 3 bytes (21 bits) move a running sum by less than this.
+const SHORT3_MARGIN: i64 = 1 << 28;
+
+/// Whether no varint ending at or before `last` is longer than 3 bytes.
+#[inline(always)]
+fn fits_short3(cont: u64, last: u32) -> bool {
+    let c = cont & (u64::MAX >> (63 - last.min(63)));
+    c & (c >> 1) & (c >> 2) == 0
+}
+
+/// `j + shift` for every byte lane `j` (wrapping at 64; the wrapped lanes are masked off).
+#[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
+const fn shifted_index(shift: u8) -> [u8; 64] {
+    let mut idx = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        idx[j] = (j as u8 + shift) % 64;
+        j += 1;
+    }
+    idx
+}
+
+static NEXT1: [u8; 64] = shifted_index(1);
+static NEXT2: [u8; 64] = shifted_index(2);
+
+/// Whole-block decode of varints of 1..=3 bytes: gather each varint's first, second and third
+/// 7-bit groups into three byte vectors (`vpermb` + zero masks), compress them to the varint
+/// starts (`vpcompressb`), widen 8 at a time to `u64` lanes, then prefix sums as in [`ones`].
+///
+/// # Safety
+/// The contract of [`Block::short_u64`], with every varint 1..=3 bytes and `prev` at most
+/// `2^27` from the limits (so the running sum cannot overflow); AVX-512 F/BW/VBMI/VBMI2 and
+/// AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short3<const SIGNED: bool>(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> Option<i64> {
+    // SAFETY: 64 readable bytes at `p` (caller); the index tables are 64 bytes each.
+    let (x, next1, next2) =
+        unsafe { (_mm512_loadu_si512(p.cast()), load64(&NEXT1), load64(&NEXT2)) };
+    let valid = u64::MAX >> (63 - last.min(63));
+    let low7 = _mm512_and_si512(x, _mm512_set1_epi8(0x7f));
+    // Second group of the varint starting at j: byte j+1, if byte j continues.
+    let second = _mm512_maskz_permutexvar_epi8(cont, next1, low7);
+    // Third group: byte j+2, if bytes j and j+1 continue.
+    let third = _mm512_maskz_permutexvar_epi8(cont & (cont >> 1), next2, low7);
+    let starts = !(cont << 1) & valid;
+    let firsts = _mm512_maskz_compress_epi8(starts, low7);
+    let seconds = _mm512_maskz_compress_epi8(starts, second);
+    let thirds = _mm512_maskz_compress_epi8(starts, third);
+    let minv = _mm512_set1_epi64(min);
+    let maxv = _mm512_set1_epi64(max);
+    let top = _mm512_set1_epi64(7);
+    let zero = _mm512_setzero_si512();
+    let one = _mm512_set1_epi64(1);
+    let mut prevv = _mm512_set1_epi64(prev);
+    let mut g = 0usize;
+    while g * 8 < count.min(64) {
+        let lanes = (count - g * 8).min(8);
+        let lane_mask = (0xffu16 >> (8 - lanes)) as u8;
+        let (a, b, c) = (qword(firsts, g), qword(seconds, g), qword(thirds, g));
+        let raw = _mm512_or_si512(
+            _mm512_cvtepu8_epi64(a),
+            _mm512_or_si512(
+                _mm512_slli_epi64::<7>(_mm512_cvtepu8_epi64(b)),
+                _mm512_slli_epi64::<14>(_mm512_cvtepu8_epi64(c)),
+            ),
+        );
+        let mut d = if SIGNED {
+            let sign = _mm512_sub_epi64(zero, _mm512_and_si512(raw, one));
+            _mm512_xor_si512(_mm512_srli_epi64::<1>(raw), sign)
+        } else {
+            raw
+        };
+        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<7>(d, zero));
+        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<6>(d, zero));
+        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<4>(d, zero));
+        let v = _mm512_add_epi64(d, prevv);
+        let bad = if SIGNED {
+            _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+        } else {
+            _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
+        };
+        if bad & lane_mask != 0 {
+            return None;
+        }
+        // SAFETY: lanes `8g .. 8g + lanes` are below `count`: writable (caller).
+        unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
+        // Lanes past `count` hold zero deltas, so lane 7 carries the group's total.
+        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, d));
+        g += 1;
+    }
+    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+}
+
+/// Byte lane numbers 0..64.
+#[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
+const fn iota() -> [u8; 64] {
+    let mut idx = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        idx[j] = j as u8;
+        j += 1;
+    }
+    idx
+}
+
+static IOTA: [u8; 64] = iota();
+
+/// Whole-block decode of varints of 1..=9 bytes, 8 at a time: the varint starts and ends
+/// (`vpcompressb` of the lane numbers under the start/terminator masks) give each lane its
+/// first byte; `vpermt2b` over this block and the next gathers its bytes `start..start + 8`
+/// (and `start + 8` for a ninth), shifts and masks compress the 7-bit groups, and the running
+/// values come from an in-register prefix sum. Overflow of the running sum is caught exactly
+/// (per lane: the wrapped sum went down, or the signed sum changed sign against both inputs),
+/// bounds by compares; either makes the block fall back to the exact per-varint path.
+///
+/// # Safety
+/// The contract of [`Block::short_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short9<const SIGNED: bool>(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> Option<i64> {
+    // SAFETY: 128 readable bytes at `p` (caller); `IOTA` is 64 bytes.
+    let (lo, hi, lanes) = unsafe {
+        (
+            _mm512_loadu_si512(p.cast()),
+            _mm512_loadu_si512(p.add(64).cast()),
+            load64(&IOTA),
+        )
+    };
+    let valid = u64::MAX >> (63 - last.min(63));
+    let starts_mask = !(cont << 1) & valid;
+    let ends_mask = !cont & valid;
+    let starts = _mm512_maskz_compress_epi8(starts_mask, lanes);
+    let ends = _mm512_maskz_compress_epi8(ends_mask, lanes);
+    // `vpshufb` indices copying byte 0 of every qword to all its bytes.
+    let bcast = _mm512_set_epi64(
+        0x0808_0808_0808_0808,
+        0x0000_0000_0000_0000,
+        0x0808_0808_0808_0808,
+        0x0000_0000_0000_0000,
+        0x0808_0808_0808_0808,
+        0x0000_0000_0000_0000,
+        0x0808_0808_0808_0808,
+        0x0000_0000_0000_0000,
+    );
+    let step = _mm512_set1_epi64(0x0706_0504_0302_0100);
+    let eight = _mm512_set1_epi64(0x0808_0808_0808_0808);
+    let seven_bits = _mm512_set1_epi64(0x7f7f_7f7f_7f7f_7f7f);
+    let all = _mm512_set1_epi64(-1);
+    let sixty_four = _mm512_set1_epi64(64);
+    let nine = _mm512_set1_epi64(9);
+    let minv = _mm512_set1_epi64(min);
+    let maxv = _mm512_set1_epi64(max);
+    let top = _mm512_set1_epi64(7);
+    let zero = _mm512_setzero_si512();
+    let one = _mm512_set1_epi64(1);
+    let mut prevv = _mm512_set1_epi64(prev);
+    let mut g = 0usize;
+    while g * 8 < count.min(64) {
+        let used = (count - g * 8).min(8);
+        let lane_mask = (0xffu16 >> (8 - used)) as u8;
+        let (s8, e8) = (qword(starts, g), qword(ends, g));
+        let st = _mm512_cvtepu8_epi64(s8);
+        let len = _mm512_add_epi64(_mm512_sub_epi64(_mm512_cvtepu8_epi64(e8), st), one);
+        // Byte indices start..start + 8 in every qword (start <= 63: below 128).
+        let idx = _mm512_add_epi8(_mm512_shuffle_epi8(st, bcast), step);
+        let word = _mm512_permutex2var_epi8(lo, idx, hi);
+        let ninth = _mm512_permutex2var_epi8(lo, _mm512_add_epi8(idx, eight), hi);
+        // Keep the low min(len, 8) bytes' 7-bit groups.
+        let keep_bits = _mm512_sub_epi64(sixty_four, _mm512_slli_epi64::<3>(len));
+        let keep = _mm512_srlv_epi64(all, _mm512_max_epi64(keep_bits, zero));
+        let mut x = _mm512_and_si512(_mm512_and_si512(word, keep), seven_bits);
+        x = _mm512_or_si512(
+            _mm512_and_si512(x, _mm512_set1_epi64(0x007f_007f_007f_007f)),
+            _mm512_srli_epi64::<1>(_mm512_and_si512(
+                x,
+                _mm512_set1_epi64(0x7f00_7f00_7f00_7f00),
+            )),
+        );
+        x = _mm512_or_si512(
+            _mm512_and_si512(x, _mm512_set1_epi64(0x0000_3fff_0000_3fff)),
+            _mm512_srli_epi64::<2>(_mm512_and_si512(
+                x,
+                _mm512_set1_epi64(0x3fff_0000_3fff_0000),
+            )),
+        );
+        x = _mm512_or_si512(
+            _mm512_and_si512(x, _mm512_set1_epi64(0x0000_0000_0fff_ffff)),
+            _mm512_srli_epi64::<4>(_mm512_and_si512(
+                x,
+                _mm512_set1_epi64(0x0fff_ffff_0000_0000),
+            )),
+        );
+        // A ninth byte (its low 7 bits: it is the terminator) for 9-byte varints.
+        let is_nine = _mm512_cmpeq_epi64_mask(len, nine);
+        let high = _mm512_maskz_slli_epi64::<56>(
+            is_nine,
+            _mm512_and_si512(ninth, _mm512_set1_epi64(0x7f)),
+        );
+        let raw = _mm512_or_si512(x, high);
+        let delta = if SIGNED {
+            let sign = _mm512_sub_epi64(zero, _mm512_and_si512(raw, one));
+            _mm512_xor_si512(_mm512_srli_epi64::<1>(raw), sign)
+        } else {
+            raw
+        };
+        // Lanes past `count` add nothing.
+        let delta = _mm512_maskz_mov_epi64(lane_mask, delta);
+        let mut sums = delta;
+        sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<7>(sums, zero));
+        sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<6>(sums, zero));
+        sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<4>(sums, zero));
+        let v = _mm512_add_epi64(sums, prevv);
+        // Each lane's predecessor: the previous lane, or `prev` for lane 0.
+        let before = _mm512_alignr_epi64::<7>(v, prevv);
+        let bad = if SIGNED {
+            let overflow = _mm512_cmplt_epi64_mask(
+                _mm512_and_si512(_mm512_xor_si512(before, v), _mm512_xor_si512(delta, v)),
+                zero,
+            );
+            overflow | _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+        } else {
+            _mm512_cmplt_epu64_mask(v, before)
+                | _mm512_cmplt_epu64_mask(v, minv)
+                | _mm512_cmpgt_epu64_mask(v, maxv)
+        };
+        if bad & lane_mask != 0 {
+            return None;
+        }
+        // SAFETY: lanes `8g .. 8g + used` are below `count`: writable (caller).
+        unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
+        prevv = _mm512_permutexvar_epi64(top, v);
+        g += 1;
+    }
+    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+}
+
+/// # Safety
+/// 64 readable bytes at `p`; AVX-512BW present.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn masks(p: *const u8) -> Masks {
+    // SAFETY: 64 readable bytes at `p` (caller).
+    let x = unsafe { _mm512_loadu_si512(p.cast()) };
+    Masks {
+        cont: _mm512_movepi8_mask(x),
+        zero: _mm512_testn_epi8_mask(x, x),
+        gt1: _mm512_test_epi8_mask(x, _mm512_set1_epi8(0xfe_u8 as i8)),
+    }
+}
+
+/// Runs of one-byte deltas; `SIGNED` = ZigZag deltas and signed bounds, otherwise unsigned
+/// deltas (as `i64` bit patterns) and unsigned bounds.
+///
+/// # Safety
+/// The contract of [`Block::ones_u64`] / [`Block::ones_zigzag`]; AVX-512F and AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2,avx512f")]
+unsafe fn ones<const SIGNED: bool>(
+    p: *const u8,
+    groups: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> (usize, i64) {
+    let minv = _mm512_set1_epi64(min);
+    let maxv = _mm512_set1_epi64(max);
+    let last = _mm512_set1_epi64(7);
+    let mut prevv = _mm512_set1_epi64(prev);
+    for g in 0..groups {
+        // SAFETY: `8 * groups` readable bytes at `p` (caller); AVX2 present.
+        let sums = unsafe { prefix8::<SIGNED>(p.add(8 * g)) };
+        let x = if SIGNED {
+            _mm512_cvtepi16_epi64(sums)
+        } else {
+            _mm512_cvtepu16_epi64(sums)
+        };
+        let v = _mm512_add_epi64(x, prevv);
+        let bad = if SIGNED {
+            _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+        } else {
+            _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
+        };
+        if bad != 0 {
+            return (g, _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)));
+        }
+        // SAFETY: `8 * groups` writable slots at `out` (caller), `g < groups`.
+        unsafe { _mm512_storeu_si512(out.add(8 * g).cast(), v) };
+        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(last, x));
+    }
+    (groups, _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+}
+
+/// AVX-512 [`scalar::delta_decode_u64`].
+///
+/// # Safety
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
+pub(crate) unsafe fn delta_decode_u64(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: u64,
+    min: u64,
+    max: u64,
+    out: &mut [u64],
+) -> Result<usize> {
+    if super::has_vbmi2() {
+        // SAFETY: features (caller) + VBMI/VBMI2 (checked).
+        return unsafe { delta_u64_vbmi2(bytes, format, prev, min, max, out) };
+    }
+    if super::pext_is_fast() {
+        // SAFETY: features (caller), PEXT fast (checked).
+        unsafe { varint::delta_u64::<Avx512, true>(bytes, format, prev, min, max, out) }
+    } else {
+        // SAFETY: features (caller).
+        unsafe { varint::delta_u64::<Avx512, false>(bytes, format, prev, min, max, out) }
+    }
+}
+
+/// AVX-512 [`scalar::delta_decode_zigzag`].
+///
+/// # Safety
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
+pub(crate) unsafe fn delta_decode_zigzag(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: &mut [i64],
+) -> Result<usize> {
+    if super::has_vbmi2() {
+        // SAFETY: features (caller) + VBMI/VBMI2 (checked).
+        return unsafe { delta_zigzag_vbmi2(bytes, format, prev, min, max, out) };
+    }
+    if super::pext_is_fast() {
+        // SAFETY: features (caller), PEXT fast (checked).
+        unsafe { varint::delta_zigzag::<Avx512, true>(bytes, format, prev, min, max, out) }
+    } else {
+        // SAFETY: features (caller).
+        unsafe { varint::delta_zigzag::<Avx512, false>(bytes, format, prev, min, max, out) }
+    }
+}
+
+/// [`delta_decode_u64`] with the VBMI2 short-varint block path.
+///
+/// # Safety
+/// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
+unsafe fn delta_u64_vbmi2(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: u64,
+    min: u64,
+    max: u64,
+    out: &mut [u64],
+) -> Result<usize> {
+    if super::pext_is_fast() {
+        // SAFETY: features (caller), PEXT fast (checked).
+        unsafe { varint::delta_u64::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
+    } else {
+        // SAFETY: features (caller).
+        unsafe { varint::delta_u64::<Avx512Vbmi2, false>(bytes, format, prev, min, max, out) }
+    }
+}
+
+/// [`delta_decode_zigzag`] with the VBMI2 short-varint block path.
+///
+/// # Safety
+/// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
+unsafe fn delta_zigzag_vbmi2(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: &mut [i64],
+) -> Result<usize> {
+    if super::pext_is_fast() {
+        // SAFETY: features (caller), PEXT fast (checked).
+        unsafe { varint::delta_zigzag::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
+    } else {
+        // SAFETY: features (caller).
+        unsafe { varint::delta_zigzag::<Avx512Vbmi2, false>(bytes, format, prev, min, max, out) }
+    }
+}
+
+/// AVX-512 [`scalar::count_uvarints`].
+///
+/// # Safety
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
+pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
+    // SAFETY: features (caller).
+    unsafe { varint::count::<Avx512>(bytes, format) }
+}
+
+/// Loads a 64-byte table row.
+///
+/// # Safety
+/// AVX-512F present.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn load64(row: &[u8; 64]) -> __m512i {
+    // SAFETY: `row` is exactly 64 readable bytes.
+    unsafe { _mm512_loadu_si512(row.as_ptr().cast()) }
+}
+
+/// Per-width constants of the VBMI unpackers.
+struct Vbmi {
+    idx_a: __m512i,
+    idx_b: __m512i,
+    shift: __m512i,
+    back: __m512i,
+    mask: __m512i,
+    two: bool,
+}
+
+impl Vbmi {
+    /// Constants for 16 `u32` values per group.
+    ///
+    /// # Safety
+    /// AVX-512F present.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn u32x16(width: usize) -> Vbmi {
+        let [a, b] = U32X16.get(width).copied().unwrap_or([[0; 64]; 2]);
+        let shifts = U32X16_SHIFT.get(width).copied().unwrap_or([0; 16]);
+        // SAFETY: AVX-512F (caller).
+        let (idx_a, idx_b, shift) = unsafe {
+            (
+                load64(&a),
+                load64(&b),
+                load64(bytemuck::cast_ref::<[u32; 16], [u8; 64]>(&shifts)),
+            )
+        };
+        Vbmi {
+            idx_a,
+            idx_b,
+            shift,
+            back: _mm512_sub_epi32(_mm512_set1_epi32(8), shift),
+            mask: _mm512_set1_epi32(scalar::low_mask(width as u32) as u32 as i32),
+            two: width > 25,
+        }
+    }
+
+    /// Constants for 8 `u64` values per group.
+    ///
+    /// # Safety
+    /// AVX-512F present.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn u64x8(width: usize) -> Vbmi {
+        let [a, b] = U64X8.get(width).copied().unwrap_or([[0; 64]; 2]);
+        let shifts = U64X8_SHIFT.get(width).copied().unwrap_or([0; 8]);
+        // SAFETY: AVX-512F (caller).
+        let (idx_a, idx_b, shift) = unsafe {
+            (
+                load64(&a),
+                load64(&b),
+                load64(bytemuck::cast_ref::<[u64; 8], [u8; 64]>(&shifts)),
+            )
+        };
+        Vbmi {
+            idx_a,
+            idx_b,
+            shift,
+            back: _mm512_sub_epi64(_mm512_set1_epi64(8), shift),
+            mask: _mm512_set1_epi64(scalar::low_mask(width as u32) as i64),
+            two: width > 57,
+        }
+    }
+}
+
+/// AVX-512 [`scalar::unpack_u32`] (VBMI where present, otherwise the AVX2 kernel).
+///
+/// # Safety
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
+pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
+    if !super::has_vbmi() {
+        // SAFETY: AVX2 + BMI2 (caller).
+        return unsafe { avx2::unpack_u32(bytes, width, start, out) };
+    }
+    // SAFETY: AVX-512 F/BW/VL + VBMI (checked above).
+    unsafe { unpack_u32_vbmi(bytes, width, start, out) }
+}
+
+/// # Safety
+/// AVX-512 F/BW/VL/VBMI present.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
+    let w = width as usize;
+    if w == 0 || w > 32 || out.len() < 32 || !bit_range_fits(width, start, out.len()) {
+        return scalar::unpack_u32(bytes, width, start, out);
+    }
+    let head = ((8 - start % 8) % 8).min(out.len());
+    let (head_out, body) = out.split_at_mut(head);
+    scalar::unpack_u32(bytes, width, start, head_out);
+    let first = start + head;
+    // SAFETY: AVX-512F (caller).
+    let c = unsafe { Vbmi::u32x16(w) };
+    let dst = body.as_mut_ptr();
+    let done = for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
+        // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16 values
+        // left in `body`; AVX-512 F/VBMI (caller).
+        unsafe {
+            let x = _mm512_loadu_si512(src.cast());
+            let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c.idx_a, x), c.shift);
+            if c.two {
+                let b = _mm512_permutexvar_epi8(c.idx_b, x);
+                r = _mm512_or_si512(r, _mm512_sllv_epi32(b, c.back));
+            }
+            _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
+        }
+    });
+    let tail = body.get_mut(done..).unwrap_or_default();
+    scalar::unpack_u32(bytes, width, first + done, tail);
+}
+
+/// AVX-512 [`scalar::unpack_u64`] (VBMI where present, otherwise the AVX2 kernel).
+///
+/// # Safety
+/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
+pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
+    if !super::has_vbmi() {
+        // SAFETY: AVX2 + BMI2 (caller).
+        return unsafe { avx2::unpack_u64(bytes, width, start, out) };
+    }
+    // SAFETY: AVX-512 F/BW/VL + VBMI (checked above).
+    unsafe { unpack_u64_vbmi(bytes, width, start, out) }
+}
+
+/// # Safety
+/// AVX-512 F/BW/VL/VBMI present.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+unsafe fn unpack_u64_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
+    let w = width as usize;
+    if w == 0 || w > 64 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
+        return scalar::unpack_u64(bytes, width, start, out);
+    }
+    let head = ((8 - start % 8) % 8).min(out.len());
+    let (head_out, body) = out.split_at_mut(head);
+    scalar::unpack_u64(bytes, width, start, head_out);
+    let first = start + head;
+    // SAFETY: AVX-512F (caller).
+    let c = unsafe { Vbmi::u64x8(w) };
+    let dst = body.as_mut_ptr();
+    let done = for_groups(bytes, w, first, body.len(), 8, 64, |src, i| {
+        // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 8 values
+        // left in `body`; AVX-512 F/VBMI (caller).
+        unsafe {
+            let x = _mm512_loadu_si512(src.cast());
+            let mut r = _mm512_srlv_epi64(_mm512_permutexvar_epi8(c.idx_a, x), c.shift);
+            if c.two {
+                let b = _mm512_permutexvar_epi8(c.idx_b, x);
+                r = _mm512_or_si512(r, _mm512_sllv_epi64(b, c.back));
+            }
+            _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
+        }
+    });
+    let tail = body.get_mut(done..).unwrap_or_default();
+    scalar::unpack_u64(bytes, width, first + done, tail);
+}

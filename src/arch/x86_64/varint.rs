@@ -1,0 +1,532 @@
+//! LEB128 loops shared by the AVX2 and AVX-512 tiers, generic over how a tier turns 64 bytes
+//! into per-byte bit masks ([`Block`]).
+//!
+//! Strategy: walk the stream in 64-byte blocks that start on a varint boundary. A block with
+//! no continuation bit is 64 one-byte deltas: SIMD prefix sums (the tier's `ones_*`). Other
+//! blocks walk their terminator mask (`t &= t - 1`, one cycle per varint), gather each value
+//! of up to 9 bytes with PEXT (or a shift/mask compression where PEXT is slow) and check it
+//! exactly as the scalar reference does. Anything unusual (a varint of 10 bytes or longer than
+//! the format allows, a non-canonical zero byte, no terminator in a block) hands over to the
+//! scalar reference at the current varint boundary, so the values, error kinds and offsets
+//! are the reference's own. The last `BLOCK_READ` bytes always go to the scalar reference.
+//!
+//! Every function here is `#[inline(always)]` and must only be called from a function
+//! compiled with the tier's target features (it inlines into it).
+
+use crate::arch::scalar;
+use crate::codec::varint::VarintFormat;
+use crate::error::{off, Error, ErrorKind, Result};
+
+/// Bytes examined per block.
+const BLOCK: usize = 64;
+/// Bytes that must be readable from a block start: the block, plus the 9-byte value load of a
+/// varint that starts at its last byte.
+const BLOCK_READ: usize = BLOCK + 16;
+
+/// Largest `prev` for which 64 one-byte unsigned deltas cannot overflow.
+const ONES_U64_PREV_MAX: u64 = u64::MAX - 64 * 127;
+/// `|zigzag_decode(b)| <= 64` for one-byte `b`: 64 of them move the sum by at most 4096.
+const ONES_ZIGZAG_MARGIN: i64 = 64 * 64;
+
+/// Bytes the whole-block path reads from a block start (the block and the next one, for
+/// varints that start in the block and end past it).
+const WIDE_READ: usize = 2 * BLOCK;
+
+/// The block's complete varints when none is longer than `fast_len` bytes: `(last
+/// terminator, count)`.
+#[inline(always)]
+fn whole_block(cont: u64, fast_len: usize) -> Option<(u32, usize)> {
+    let ends = !cont;
+    if ends == 0 {
+        return None;
+    }
+    let last = 63 - ends.leading_zeros();
+    let c = u128::from(cont & (u64::MAX >> (63 - last))) << 64;
+    // A run of `fast_len` continuation bytes: a varint longer than `fast_len`.
+    if runs(c, fast_len) != 0 {
+        return None;
+    }
+    Some((last, ends.count_ones() as usize))
+}
+
+/// One bit per byte of a 64-byte block (bit `i` = byte `i`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Masks {
+    /// The byte has its continuation (high) bit set.
+    pub(super) cont: u64,
+    /// The byte is `0x00`.
+    pub(super) zero: u64,
+    /// The byte is greater than 1.
+    pub(super) gt1: u64,
+}
+
+/// What a tier supplies to the shared loops.
+pub(super) trait Block {
+    /// The masks of the 64 bytes at `p`.
+    ///
+    /// # Safety
+    /// `p..p + 64` is readable and the tier's target features are present.
+    unsafe fn masks(p: *const u8) -> Masks;
+
+    /// Writes `8 * groups` values `prev + prefix_sum(bytes)` for the one-byte unsigned deltas
+    /// at `p`, group by group (8 values each), stopping before the first group that has a
+    /// value outside `[min, max]`. Returns the number of groups written and the last value
+    /// written (`prev` when none).
+    ///
+    /// # Safety
+    /// `p..p + 8 * groups` is readable and holds bytes below `0x80`; `out..out + 8 * groups`
+    /// is writable; `prev <= ONES_U64_PREV_MAX`; the tier's target features are present.
+    unsafe fn ones_u64(
+        p: *const u8,
+        groups: usize,
+        prev: u64,
+        min: u64,
+        max: u64,
+        out: *mut u64,
+    ) -> (usize, u64);
+
+    /// Decodes the `count` varints that end in the 64-byte block at `p` (`last` = the block
+    /// index of the last terminator; every one 1..=9 bytes, none non-canonical when that
+    /// matters), writing the running values to `out..out + count`; returns the last one. Returns
+    /// `None` (values may have been written, to be overwritten by the caller's exact path)
+    /// when a running value overflows or falls outside `[min, max]`, or when the tier has no
+    /// such path.
+    ///
+    /// # Safety
+    /// `p..p + 128` readable; `out..out + count` writable; the varints are as described
+    /// (`cont` is the block's continuation mask); the tier's features are present.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn short_u64(
+        _p: *const u8,
+        _cont: u64,
+        _last: u32,
+        _count: usize,
+        _prev: u64,
+        _min: u64,
+        _max: u64,
+        _out: *mut u64,
+    ) -> Option<u64> {
+        None
+    }
+
+    /// As [`Block::short_u64`] for ZigZag deltas.
+    ///
+    /// # Safety
+    /// As for [`Block::short_u64`].
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn short_zigzag(
+        _p: *const u8,
+        _cont: u64,
+        _last: u32,
+        _count: usize,
+        _prev: i64,
+        _min: i64,
+        _max: i64,
+        _out: *mut i64,
+    ) -> Option<i64> {
+        None
+    }
+
+    /// As [`Block::ones_u64`] for one-byte ZigZag deltas and `i64` values.
+    ///
+    /// # Safety
+    /// As for [`Block::ones_u64`], with `prev` at least `ONES_ZIGZAG_MARGIN` away from the
+    /// `i64` limits.
+    unsafe fn ones_zigzag(
+        p: *const u8,
+        groups: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64);
+}
+
+/// PEXT of `word` under `mask`.
+///
+/// # Safety
+/// BMI2 is present.
+#[inline]
+#[target_feature(enable = "bmi2")]
+unsafe fn pext(word: u64, mask: u64) -> u64 {
+    core::arch::x86_64::_pext_u64(word, mask)
+}
+
+/// The value bits of a varint of `len` (1..=8) bytes held in the low bytes of `word`.
+#[inline(always)]
+fn gather<const PEXT: bool>(word: u64, len: usize) -> u64 {
+    // Keep the low `8 * len` bits (`len` is 1..=8, so the shift is 0..=56).
+    let keep = u64::MAX >> (64 - 8 * len.clamp(1, 8));
+    let bits = 0x7f7f_7f7f_7f7f_7f7f & keep;
+    if PEXT {
+        // SAFETY: `PEXT` is true only in code paths chosen after BMI2 was detected (the AVX2
+        // and AVX-512 tiers both require it) and PEXT was found fast.
+        unsafe { pext(word, bits) }
+    } else {
+        // Compress 7-bit groups pairwise: 8x7 -> 4x14 -> 2x28 -> 1x56.
+        let x = word & bits;
+        let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+        let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+        (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+    }
+}
+
+/// Decodes the varint of `len` bytes (its terminator found by the mask) at `at`, or lets the
+/// scalar reference decide when it is longer than `fast_len`.
+///
+/// # Safety
+/// `at + 16 <= bytes.len()` when `len <= fast_len`, and `fast_len <= 9`.
+#[inline(always)]
+unsafe fn varint_at<const PEXT: bool>(
+    bytes: &[u8],
+    at: usize,
+    len: usize,
+    fast_len: usize,
+    format: VarintFormat,
+) -> Result<u64> {
+    if len <= fast_len {
+        // SAFETY: the caller guarantees `at + 16 <= bytes.len()`: both loads are in bounds.
+        let (lo, ninth) = unsafe {
+            let q = bytes.as_ptr().add(at);
+            (q.cast::<u64>().read_unaligned(), *q.add(8))
+        };
+        let lo = u64::from_le(lo);
+        // Branch-free on the length (mixed streams would mispredict): a ninth byte only
+        // counts for 9-byte varints.
+        let ninth = if len > 8 { u64::from(ninth) } else { 0 };
+        Ok(gather::<PEXT>(lo, len.min(8)) | (ninth << 56))
+    } else {
+        scalar::decode_uvarint(bytes.get(at..).unwrap_or_default(), format)
+            .map(|(value, _)| value)
+            .map_err(|e| e.shifted(off(at)))
+    }
+}
+
+/// Bulk unsigned delta decode; same contract and results as [`scalar::delta_decode_u64`].
+///
+/// # Safety
+/// The tier's target features are present (and BMI2 when `PEXT`).
+#[inline(always)]
+pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
+    bytes: &[u8],
+    format: VarintFormat,
+    mut prev: u64,
+    min: u64,
+    max: u64,
+    out: &mut [u64],
+) -> Result<usize> {
+    let len = bytes.len();
+    let n = out.len();
+    let fast_len = usize::from(format.max_len()).min(9);
+    let canonical = format.is_canonical();
+    let mut pos = 0usize;
+    let mut k = 0usize;
+    while k < n && len - pos >= BLOCK_READ {
+        // SAFETY: `pos + BLOCK_READ <= len` (loop condition); features: the caller's contract.
+        let p = unsafe { bytes.as_ptr().add(pos) };
+        // SAFETY: as above, the 64 bytes at `p` are in bounds.
+        let m = unsafe { B::masks(p) };
+        if m.cont == 0 && prev <= ONES_U64_PREV_MAX {
+            let groups = ((n - k) / 8).min(BLOCK / 8);
+            if groups > 0 {
+                // SAFETY: `8 * groups <= 64` bytes at `p` are in bounds and below 0x80
+                // (`cont == 0`); `k + 8 * groups <= n` slots of `out` are writable; `prev`
+                // is checked just above.
+                let (done, last_value) =
+                    unsafe { B::ones_u64(p, groups, prev, min, max, out.as_mut_ptr().add(k)) };
+                if done > 0 {
+                    k += 8 * done;
+                    pos += 8 * done;
+                    prev = last_value;
+                    continue;
+                }
+            }
+        }
+        if canonical && m.zero & (m.cont << 1) != 0 {
+            // A zero byte ends a multi-byte varint: let the reference report it.
+            break;
+        }
+        let whole = if len - pos >= WIDE_READ {
+            whole_block(m.cont, fast_len)
+        } else {
+            None
+        };
+        if let Some((last, count)) = whole {
+            if count <= n - k {
+                // SAFETY: `pos + WIDE_READ <= len`: the 128 bytes at `p` are in bounds;
+                // `k + count <= n` slots of `out` are writable; `whole_block` checked the
+                // lengths, the canonical check above the zero bytes.
+                let stored = unsafe {
+                    B::short_u64(
+                        p,
+                        m.cont,
+                        last,
+                        count,
+                        prev,
+                        min,
+                        max,
+                        out.as_mut_ptr().add(k),
+                    )
+                };
+                if let Some(last_value) = stored {
+                    k += count;
+                    pos += last as usize + 1;
+                    prev = last_value;
+                    continue;
+                }
+            }
+        }
+        let mut ends = !m.cont;
+        let mut start = 0usize;
+        while ends != 0 && k < n {
+            // Eight one-byte varints in a row: one SIMD prefix-sum group.
+            if start <= BLOCK - 8
+                && (m.cont >> start) & 0xff == 0
+                && n - k >= 8
+                && prev <= ONES_U64_PREV_MAX
+            {
+                // SAFETY: `start + 8 <= 64` bytes at `p + start` are in bounds and below 0x80;
+                // `k + 8 <= n` slots of `out` are writable; `prev` is checked just above.
+                let (done, last_value) = unsafe {
+                    B::ones_u64(p.add(start), 1, prev, min, max, out.as_mut_ptr().add(k))
+                };
+                if done == 1 {
+                    k += 8;
+                    prev = last_value;
+                    ends &= !(0xff << start);
+                    start += 8;
+                    continue;
+                }
+            }
+            let end = ends.trailing_zeros() as usize;
+            let at = pos + start;
+            // SAFETY: `at < pos + 64` so `at + 16 <= pos + BLOCK_READ <= len`; `fast_len <= 9`.
+            let raw = unsafe { varint_at::<PEXT>(bytes, at, end + 1 - start, fast_len, format)? };
+            let value = prev
+                .checked_add(raw)
+                .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(at)))?;
+            if value < min || value > max {
+                return Err(Error::new(ErrorKind::OutOfBounds, off(at)));
+            }
+            // SAFETY: `k < n = out.len()` (loop condition).
+            unsafe { *out.as_mut_ptr().add(k) = value };
+            k += 1;
+            prev = value;
+            start = end + 1;
+            ends &= ends - 1;
+        }
+        if start == 0 {
+            // No varint ends in this block: far too long; the reference reports it.
+            break;
+        }
+        pos += start;
+    }
+    let rest = bytes.get(pos..).unwrap_or_default();
+    let tail = out.get_mut(k..).unwrap_or_default();
+    match scalar::delta_decode_u64(rest, format, prev, min, max, tail) {
+        Ok(used) => Ok(pos + used),
+        Err(e) => Err(e.shifted(off(pos))),
+    }
+}
+
+/// Bulk ZigZag delta decode; same contract and results as [`scalar::delta_decode_zigzag`].
+///
+/// # Safety
+/// The tier's target features are present (and BMI2 when `PEXT`).
+#[inline(always)]
+pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
+    bytes: &[u8],
+    format: VarintFormat,
+    mut prev: i64,
+    min: i64,
+    max: i64,
+    out: &mut [i64],
+) -> Result<usize> {
+    let len = bytes.len();
+    let n = out.len();
+    let fast_len = usize::from(format.max_len()).min(9);
+    let canonical = format.is_canonical();
+    let mut pos = 0usize;
+    let mut k = 0usize;
+    while k < n && len - pos >= BLOCK_READ {
+        // SAFETY: `pos + BLOCK_READ <= len` (loop condition).
+        let p = unsafe { bytes.as_ptr().add(pos) };
+        // SAFETY: the 64 bytes at `p` are in bounds; features: the caller's contract.
+        let m = unsafe { B::masks(p) };
+        let safe_prev =
+            (i64::MIN + ONES_ZIGZAG_MARGIN..=i64::MAX - ONES_ZIGZAG_MARGIN).contains(&prev);
+        if m.cont == 0 && safe_prev {
+            let groups = ((n - k) / 8).min(BLOCK / 8);
+            if groups > 0 {
+                // SAFETY: `8 * groups <= 64` bytes at `p` are in bounds and below 0x80;
+                // `k + 8 * groups <= n` slots of `out` are writable; `prev` is in range.
+                let (done, last_value) =
+                    unsafe { B::ones_zigzag(p, groups, prev, min, max, out.as_mut_ptr().add(k)) };
+                if done > 0 {
+                    k += 8 * done;
+                    pos += 8 * done;
+                    prev = last_value;
+                    continue;
+                }
+            }
+        }
+        if canonical && m.zero & (m.cont << 1) != 0 {
+            break;
+        }
+        let whole = if len - pos >= WIDE_READ {
+            whole_block(m.cont, fast_len)
+        } else {
+            None
+        };
+        if let Some((last, count)) = whole {
+            if count <= n - k {
+                // SAFETY: `pos + WIDE_READ <= len`: the 128 bytes at `p` are in bounds;
+                // `k + count <= n` slots of `out` are writable; `whole_block` checked the
+                // lengths, the canonical check above the zero bytes.
+                let stored = unsafe {
+                    B::short_zigzag(
+                        p,
+                        m.cont,
+                        last,
+                        count,
+                        prev,
+                        min,
+                        max,
+                        out.as_mut_ptr().add(k),
+                    )
+                };
+                if let Some(last_value) = stored {
+                    k += count;
+                    pos += last as usize + 1;
+                    prev = last_value;
+                    continue;
+                }
+            }
+        }
+        let mut ends = !m.cont;
+        let mut start = 0usize;
+        while ends != 0 && k < n {
+            // Eight one-byte varints in a row: one SIMD prefix-sum group.
+            if start <= BLOCK - 8
+                && (m.cont >> start) & 0xff == 0
+                && n - k >= 8
+                && (i64::MIN + ONES_ZIGZAG_MARGIN..=i64::MAX - ONES_ZIGZAG_MARGIN).contains(&prev)
+            {
+                // SAFETY: `start + 8 <= 64` bytes at `p + start` are in bounds and below 0x80;
+                // `k + 8 <= n` slots of `out` are writable; `prev` is checked just above.
+                let (done, last_value) = unsafe {
+                    B::ones_zigzag(p.add(start), 1, prev, min, max, out.as_mut_ptr().add(k))
+                };
+                if done == 1 {
+                    k += 8;
+                    prev = last_value;
+                    ends &= !(0xff << start);
+                    start += 8;
+                    continue;
+                }
+            }
+            let end = ends.trailing_zeros() as usize;
+            let at = pos + start;
+            // SAFETY: `at < pos + 64` so `at + 16 <= pos + BLOCK_READ <= len`; `fast_len <= 9`.
+            let raw = unsafe { varint_at::<PEXT>(bytes, at, end + 1 - start, fast_len, format)? };
+            let value = prev
+                .checked_add(scalar::zigzag_decode(raw))
+                .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(at)))?;
+            if value < min || value > max {
+                return Err(Error::new(ErrorKind::OutOfBounds, off(at)));
+            }
+            // SAFETY: `k < n = out.len()` (loop condition).
+            unsafe { *out.as_mut_ptr().add(k) = value };
+            k += 1;
+            prev = value;
+            start = end + 1;
+            ends &= ends - 1;
+        }
+        if start == 0 {
+            break;
+        }
+        pos += start;
+    }
+    let rest = bytes.get(pos..).unwrap_or_default();
+    let tail = out.get_mut(k..).unwrap_or_default();
+    match scalar::delta_decode_zigzag(rest, format, prev, min, max, tail) {
+        Ok(used) => Ok(pos + used),
+        Err(e) => Err(e.shifted(off(pos))),
+    }
+}
+
+/// Bit `64 + j` is set when the `k` (1..=10) bytes ending at byte `j` of the current block
+/// all have their continuation bit (`w` = current block's mask above the previous block's).
+///
+/// Runs of 2, 4 and 8 by doubling, then `k`'s binary digits combined; stops as soon as no run
+/// of the length reached so far is left (the common case: short varints).
+#[inline(always)]
+fn runs(w: u128, k: usize) -> u128 {
+    let r2 = w & (w << 1);
+    if k >= 2 && r2 == 0 {
+        return 0;
+    }
+    let r4 = r2 & (r2 << 2);
+    if k >= 4 && r4 == 0 {
+        return 0;
+    }
+    let r8 = r4 & (r4 << 4);
+    let mut result = u128::MAX;
+    let mut offset = 0u32;
+    for (bit, r) in [(8usize, r8), (4, r4), (2, r2), (1, w)] {
+        if k & bit != 0 {
+            result &= r << offset;
+            offset += bit as u32;
+        }
+    }
+    result
+}
+
+/// Validate and count; same contract and results as [`scalar::count_uvarints`].
+///
+/// Per block: a run of `max_len` continuation bytes (too long), a zero byte after a
+/// continuation byte (non-canonical, when required) or a tenth byte above 1 (10-byte formats)
+/// hands over to the reference at the last varint boundary; otherwise the count grows by the
+/// popcount of the terminators.
+///
+/// # Safety
+/// The tier's target features are present.
+#[inline(always)]
+pub(super) unsafe fn count<B: Block>(bytes: &[u8], format: VarintFormat) -> Result<usize> {
+    let len = bytes.len();
+    let max_len = usize::from(format.max_len());
+    let canonical = format.is_canonical();
+    let mut pos = 0usize;
+    let mut count = 0usize;
+    let mut boundary = 0usize;
+    let mut prev_cont = 0u64;
+    while len - pos >= BLOCK {
+        // SAFETY: `pos + 64 <= len` (loop condition); features: the caller's contract.
+        let m = unsafe { B::masks(bytes.as_ptr().add(pos)) };
+        let w = (u128::from(m.cont) << 64) | u128::from(prev_cont);
+        let mut bad = (runs(w, max_len) >> 64) as u64;
+        if canonical {
+            bad |= m.zero & ((w << 1) >> 64) as u64;
+        }
+        if max_len >= 10 {
+            bad |= m.gt1 & ((runs(w, 9) << 1) >> 64) as u64;
+        }
+        if bad != 0 {
+            break;
+        }
+        let ends = !m.cont;
+        count += ends.count_ones() as usize;
+        if ends != 0 {
+            boundary = pos + BLOCK - ends.leading_zeros() as usize;
+        }
+        prev_cont = m.cont;
+        pos += BLOCK;
+    }
+    let rest = bytes.get(boundary..).unwrap_or_default();
+    match scalar::count_uvarints(rest, format) {
+        Ok(more) => Ok(count + more),
+        Err(e) => Err(e.shifted(off(boundary))),
+    }
+}

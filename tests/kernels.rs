@@ -1,0 +1,600 @@
+//! Every available kernel tier against the scalar reference (`lakecore::arch::scalar`):
+//! same values, same bytes consumed, same error kind and offset, same output buffer.
+//!
+//! Inputs sit inside larger buffers at every byte offset 0..64 with random bytes after them,
+//! so a kernel that read past its slice would see garbage and disagree. Run with
+//! `cargo test --features expose-kernels --test kernels`.
+
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+
+use lakecore::arch::{kernels, scalar, Tier};
+use lakecore::codec::varint::{encode_u64, zigzag_encode, VarintFormat};
+
+/// xorshift64*: a tiny seeded generator (the test's only source of randomness).
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// The non-scalar tiers this machine runs (the comparison target is always scalar).
+fn simd_tiers() -> Vec<Tier> {
+    Tier::ALL
+        .into_iter()
+        .filter(|t| *t != Tier::Scalar && t.is_available())
+        .collect()
+}
+
+#[test]
+fn tiers_report_availability_consistently() {
+    assert!(Tier::Scalar.is_available());
+    assert!(lakecore::arch::active_tier().is_available());
+    for tier in Tier::ALL {
+        let mut out = [0u64; 1];
+        let ran = kernels::delta_decode_u64(tier, &[1], VarintFormat::U64, 0, 0, 9, &mut out);
+        assert_eq!(ran.is_some(), tier.is_available(), "{tier:?}");
+    }
+    if cfg!(all(
+        target_arch = "x86_64",
+        feature = "simd",
+        not(lakecore_backend = "scalar")
+    )) && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi2")
+    {
+        assert!(Tier::Avx2.is_available());
+    }
+    eprintln!(
+        "tiers under test: {:?}, active {:?}",
+        simd_tiers(),
+        lakecore::arch::active_tier()
+    );
+}
+
+/// Value-length distributions of the generated streams.
+#[derive(Clone, Copy, Debug)]
+enum Dist {
+    /// Mostly one-byte deltas (runs the SIMD prefix-sum path), a few longer ones.
+    MostlyOne,
+    /// Uniform encoded length 1..=9.
+    Mixed,
+    /// Every length up to 10 bytes (full `u64` range).
+    Full,
+    /// Only one-byte deltas.
+    AllOne,
+    /// Only 9-byte deltas.
+    AllNine,
+}
+
+const DISTS: [Dist; 5] = [
+    Dist::MostlyOne,
+    Dist::Mixed,
+    Dist::Full,
+    Dist::AllOne,
+    Dist::AllNine,
+];
+
+fn raw_of_len(rng: &mut Rng, len: u32) -> u64 {
+    // A value whose shortest encoding has exactly `len` bytes.
+    if len <= 1 {
+        return rng.below(128);
+    }
+    let lo = 1u64 << (7 * (len - 1));
+    let span = if len >= 10 {
+        u64::MAX - lo
+    } else {
+        (1u64 << (7 * len)) - lo
+    };
+    lo + rng.below(span)
+}
+
+fn raw_delta(rng: &mut Rng, dist: Dist) -> u64 {
+    let pick = rng.next();
+    match dist {
+        Dist::MostlyOne => {
+            if pick.is_multiple_of(16) {
+                raw_of_len(rng, 2 + (pick >> 8) as u32 % 3)
+            } else {
+                rng.below(128)
+            }
+        }
+        Dist::Mixed => raw_of_len(rng, 1 + (pick % 9) as u32),
+        Dist::Full => raw_of_len(rng, 1 + (pick % 10) as u32),
+        Dist::AllOne => rng.below(128),
+        Dist::AllNine => raw_of_len(rng, 9),
+    }
+}
+
+fn push(out: &mut Vec<u8>, raw: u64) {
+    let mut buf = [0u8; 10];
+    let n = encode_u64(raw, &mut buf);
+    out.extend_from_slice(&buf[..n]);
+}
+
+/// A stream of `n` raw varints (deltas) of distribution `dist`.
+fn stream(rng: &mut Rng, dist: Dist, n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        push(&mut out, raw_delta(rng, dist));
+    }
+    out
+}
+
+/// `bytes` placed at `offset` inside a buffer with random bytes around it.
+fn embed(rng: &mut Rng, bytes: &[u8], offset: usize) -> Vec<u8> {
+    let mut buf = rng.bytes(offset);
+    buf.extend_from_slice(bytes);
+    buf.extend(rng.bytes(80));
+    buf
+}
+
+fn formats(rng: &mut Rng) -> [VarintFormat; 4] {
+    let short = VarintFormat::new(1 + rng.below(10) as u8, rng.below(2) == 0).unwrap();
+    [
+        VarintFormat::SIDECAR,
+        VarintFormat::U64,
+        VarintFormat::U64_LENIENT,
+        short,
+    ]
+}
+
+/// Compares every tier with scalar on one unsigned and one ZigZag decode and one count of
+/// `bytes`, decoding `count` values from `prev` within the given bounds.
+#[allow(clippy::too_many_arguments)]
+fn check_varint(
+    bytes: &[u8],
+    format: VarintFormat,
+    count: usize,
+    prev: u64,
+    min: u64,
+    max: u64,
+    zprev: i64,
+    zbounds: (i64, i64),
+    what: &dyn Fn() -> String,
+) {
+    let mut want_u = vec![0xA5A5_A5A5_A5A5_A5A5u64; count];
+    let want = scalar::delta_decode_u64(bytes, format, prev, min, max, &mut want_u);
+    let mut want_z = vec![0x5A5A_5A5A_5A5A_5A5Ai64; count];
+    let want_zr =
+        scalar::delta_decode_zigzag(bytes, format, zprev, zbounds.0, zbounds.1, &mut want_z);
+    let want_count = scalar::count_uvarints(bytes, format);
+    for tier in simd_tiers() {
+        let mut got_u = vec![0xA5A5_A5A5_A5A5_A5A5u64; count];
+        let got =
+            kernels::delta_decode_u64(tier, bytes, format, prev, min, max, &mut got_u).unwrap();
+        assert_eq!(got, want, "{tier:?} u64 {}", what());
+        assert_eq!(got_u, want_u, "{tier:?} u64 out {}", what());
+        let mut got_z = vec![0x5A5A_5A5A_5A5A_5A5Ai64; count];
+        let got_zr = kernels::delta_decode_zigzag(
+            tier, bytes, format, zprev, zbounds.0, zbounds.1, &mut got_z,
+        )
+        .unwrap();
+        assert_eq!(got_zr, want_zr, "{tier:?} zigzag {}", what());
+        assert_eq!(got_z, want_z, "{tier:?} zigzag out {}", what());
+        let got_count = kernels::count_uvarints(tier, bytes, format).unwrap();
+        assert_eq!(got_count, want_count, "{tier:?} count {}", what());
+    }
+}
+
+fn full_bounds() -> (u64, u64, (i64, i64)) {
+    (0, u64::MAX, (i64::MIN, i64::MAX))
+}
+
+#[test]
+fn varint_every_length_and_offset() {
+    let (lens, offsets) = if cfg!(miri) {
+        (0..=12usize, 0..3usize)
+    } else {
+        (0..=300, 0..64)
+    };
+    let mut rng = Rng::new(1);
+    let (min, max, zb) = full_bounds();
+    for n in lens {
+        for offset in offsets.clone() {
+            let dist = DISTS[(n + offset) % DISTS.len()];
+            let fmts = formats(&mut rng);
+            let format = fmts[(n / 3 + offset) % fmts.len()];
+            let bytes = stream(&mut rng, dist, n);
+            let buf = embed(&mut rng, &bytes, offset);
+            let slice = &buf[offset..offset + bytes.len()];
+            // Exactly n values, fewer, and one too many (runs off the end).
+            for count in [n, n.saturating_sub(1 + offset % 9), n + 1] {
+                check_varint(slice, format, count, 0, min, max, 0, zb, &|| {
+                    format!("n={n} offset={offset} {dist:?} {format:?} count={count}")
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn varint_long_streams_every_distribution() {
+    let sizes: &[usize] = if cfg!(miri) {
+        &[40]
+    } else {
+        &[500, 1000, 4096]
+    };
+    let mut rng = Rng::new(2);
+    let (min, max, zb) = full_bounds();
+    for &n in sizes {
+        for dist in DISTS {
+            for format in formats(&mut rng) {
+                let bytes = stream(&mut rng, dist, n);
+                let buf = embed(&mut rng, &bytes, 0);
+                let slice = &buf[..bytes.len()];
+                let prev = rng.below(1 << 40);
+                let zprev = rng.below(1 << 40) as i64 - (1 << 39);
+                check_varint(slice, format, n, prev, min, max, zprev, zb, &|| {
+                    format!("n={n} {dist:?} {format:?}")
+                });
+            }
+        }
+    }
+}
+
+/// The shift/mask gather used where PEXT is slow (AMD Zen 1/2) agrees with scalar too.
+#[test]
+fn varint_without_pext() {
+    kernels::override_pext(Some(false));
+    let mut rng = Rng::new(12);
+    let (min, max, zb) = full_bounds();
+    let n = if cfg!(miri) { 40 } else { 2000 };
+    for dist in DISTS {
+        for format in formats(&mut rng) {
+            let bytes = stream(&mut rng, dist, n);
+            for count in [n, n + 1] {
+                check_varint(&bytes, format, count, 0, min, max, 0, zb, &|| {
+                    format!("no pext {dist:?} {format:?}")
+                });
+            }
+        }
+    }
+    kernels::override_pext(None);
+}
+
+/// Every varint length 1..=10, alone in a long run of one-byte values, under every format.
+#[test]
+fn varint_every_encoded_length() {
+    let mut rng = Rng::new(3);
+    let (min, max, zb) = full_bounds();
+    for len in 1..=10u32 {
+        for format in formats(&mut rng) {
+            let ats: &[usize] = if cfg!(miri) {
+                &[0, 100]
+            } else {
+                &[0, 1, 7, 63, 64, 65, 100]
+            };
+            for &at in ats {
+                let mut bytes = Vec::new();
+                for i in 0..200 {
+                    if i == at {
+                        push(&mut bytes, raw_of_len(&mut rng, len));
+                    } else {
+                        push(&mut bytes, rng.below(128));
+                    }
+                }
+                check_varint(&bytes, format, 200, 0, min, max, 0, zb, &|| {
+                    format!("len={len} at={at} {format:?}")
+                });
+            }
+        }
+    }
+}
+
+/// Non-canonical padding, overlong varints (9th/10th byte), bad 10th bytes, at many places.
+#[test]
+fn varint_corrupt_encodings() {
+    let mut rng = Rng::new(4);
+    let (min, max, zb) = full_bounds();
+    let corruptions: [&[u8]; 8] = [
+        &[0x80, 0x00],                                                 // non-canonical zero
+        &[0xff, 0x80, 0x00],                                           // padded 127
+        &[0xff; 9],                                                    // 9 continuation bytes...
+        &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02], // 10th byte 2
+        &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], // 10th byte 1: u64::MAX
+        &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00], // 10 bytes, zero
+        &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],       // 9 bytes, i64::MAX
+        &[0xff; 12],                                                   // far too long
+    ];
+    let dists: &[Dist] = if cfg!(miri) {
+        &[Dist::Mixed]
+    } else {
+        &[Dist::AllOne, Dist::Mixed, Dist::MostlyOne]
+    };
+    let ats: &[usize] = if cfg!(miri) {
+        &[0, 64, 128]
+    } else {
+        &[0, 1, 5, 8, 30, 63, 64, 70, 127, 128, 150]
+    };
+    for &dist in dists {
+        for (c, bad) in corruptions.iter().enumerate() {
+            for &at in ats {
+                let mut bytes = Vec::new();
+                for i in 0..220 {
+                    if i == at {
+                        bytes.extend_from_slice(bad);
+                    } else {
+                        push(&mut bytes, raw_delta(&mut rng, dist));
+                    }
+                }
+                for format in formats(&mut rng) {
+                    check_varint(&bytes, format, 220, 0, min, max, 0, zb, &|| {
+                        format!("corruption {c} at value {at} {dist:?} {format:?}")
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Truncation at every byte of a stream long enough for the SIMD blocks.
+#[test]
+fn varint_truncated_at_every_byte() {
+    let mut rng = Rng::new(5);
+    let (min, max, zb) = full_bounds();
+    let n = if cfg!(miri) { 20 } else { 150 };
+    for dist in [Dist::MostlyOne, Dist::Mixed, Dist::AllNine] {
+        let bytes = stream(&mut rng, dist, n);
+        let buf = embed(&mut rng, &bytes, 3);
+        for cut in 0..=bytes.len() {
+            let slice = &buf[3..3 + cut];
+            for format in [VarintFormat::SIDECAR, VarintFormat::U64] {
+                check_varint(slice, format, n, 0, min, max, 0, zb, &|| {
+                    format!("cut={cut} {dist:?} {format:?}")
+                });
+            }
+        }
+    }
+}
+
+/// Bounds violations and running-sum overflow at every position.
+#[test]
+fn varint_bounds_and_overflow() {
+    let mut rng = Rng::new(6);
+    let n = if cfg!(miri) { 40 } else { 200 };
+    for dist in [Dist::AllOne, Dist::MostlyOne, Dist::Mixed] {
+        let bytes = stream(&mut rng, dist, n);
+        // Decode once to learn the values, then put bounds just inside / outside them.
+        let mut values = vec![0u64; n];
+        let _ = scalar::delta_decode_u64(
+            &bytes,
+            VarintFormat::SIDECAR,
+            1000,
+            0,
+            u64::MAX,
+            &mut values,
+        );
+        let mut zvalues = vec![0i64; n];
+        // Mixed ZigZag sums may overflow `i64`: the values before that are still good anchors.
+        let _ = scalar::delta_decode_zigzag(
+            &bytes,
+            VarintFormat::SIDECAR,
+            0,
+            i64::MIN,
+            i64::MAX,
+            &mut zvalues,
+        );
+        for i in (0..n).step_by(if cfg!(miri) { 13 } else { 7 }) {
+            let (v, z) = (values[i], zvalues[i]);
+            for (min, max, zmin, zmax) in [
+                (v.saturating_add(1), u64::MAX, z.saturating_add(1), i64::MAX),
+                (0, v.saturating_sub(1), i64::MIN, z.saturating_sub(1)),
+                (v, v, z, z),
+                (1001, u64::MAX, -5, 5),
+            ] {
+                check_varint(
+                    &bytes,
+                    VarintFormat::SIDECAR,
+                    n,
+                    1000,
+                    min,
+                    max,
+                    0,
+                    (zmin, zmax),
+                    &|| {
+                        format!("{dist:?} bounds around value {i}: [{min}, {max}] [{zmin}, {zmax}]")
+                    },
+                );
+            }
+        }
+        // Overflow of the running sum, starting close to the top (and bottom) of the range.
+        for gap in [0u64, 1, 5, 64 * 127, 64 * 127 + 1, 20_000, 1 << 40] {
+            let prev = u64::MAX - gap;
+            let zprev_hi = i64::MAX - gap as i64;
+            let zprev_lo = i64::MIN + gap as i64;
+            for zprev in [zprev_hi, zprev_lo] {
+                check_varint(
+                    &bytes,
+                    VarintFormat::U64,
+                    n,
+                    prev,
+                    0,
+                    u64::MAX,
+                    zprev,
+                    (i64::MIN, i64::MAX),
+                    &|| format!("{dist:?} overflow gap {gap} zprev {zprev}"),
+                );
+            }
+        }
+    }
+}
+
+/// Random byte flips in valid streams: the tiers agree with scalar whatever happens.
+#[test]
+fn varint_random_mutations() {
+    let mut rng = Rng::new(7);
+    let (min, max, zb) = full_bounds();
+    let rounds = if cfg!(miri) { 4 } else { 3000 };
+    for round in 0..rounds {
+        let dist = DISTS[round % DISTS.len()];
+        let n = 20 + rng.below(300) as usize;
+        let mut bytes = stream(&mut rng, dist, n);
+        for _ in 0..1 + rng.below(3) {
+            let i = rng.below(bytes.len() as u64) as usize;
+            bytes[i] = match rng.below(4) {
+                0 => 0x00,
+                1 => 0x80,
+                2 => bytes[i] ^ 0x80,
+                _ => rng.next() as u8,
+            };
+        }
+        for format in formats(&mut rng) {
+            check_varint(&bytes, format, n, 0, min, max, 0, zb, &|| {
+                format!("round {round} {dist:?} {format:?}")
+            });
+        }
+    }
+}
+
+/// Pure random bytes (mostly errors) of every length up to 300.
+#[test]
+fn varint_random_bytes() {
+    let mut rng = Rng::new(8);
+    let (min, max, zb) = full_bounds();
+    let top = if cfg!(miri) { 20 } else { 300 };
+    for len in 0..=top {
+        for _ in 0..4 {
+            // Bias towards small bytes so streams are mostly valid for a while.
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    let b = rng.next() as u8;
+                    if rng.below(4) == 0 {
+                        b
+                    } else {
+                        b & 0x7f
+                    }
+                })
+                .collect();
+            for format in formats(&mut rng) {
+                check_varint(&bytes, format, len, 0, min, max, 0, zb, &|| {
+                    format!("len {len} {format:?}")
+                });
+            }
+        }
+    }
+}
+
+fn packed(rng: &mut Rng, width: u32, count: usize) -> Vec<u8> {
+    // Random values of `width` bits, LSB-first.
+    let mut bytes = vec![0u8; (count * width as usize).div_ceil(8)];
+    let mask = scalar::low_mask(width);
+    for i in 0..count {
+        let v = rng.next() & mask;
+        for b in 0..width as usize {
+            if v >> b & 1 == 1 {
+                let bit = i * width as usize + b;
+                bytes[bit / 8] |= 1 << (bit % 8);
+            }
+        }
+    }
+    bytes
+}
+
+fn check_unpack(bytes: &[u8], width: u32, start: usize, count: usize, what: &dyn Fn() -> String) {
+    if width <= 32 {
+        let mut want = vec![0xDEAD_BEEFu32; count];
+        scalar::unpack_u32(bytes, width, start, &mut want);
+        for tier in simd_tiers() {
+            let mut got = vec![0xDEAD_BEEFu32; count];
+            kernels::unpack_u32(tier, bytes, width, start, &mut got).unwrap();
+            assert_eq!(got, want, "{tier:?} u32 width {width} {}", what());
+        }
+    }
+    let mut want = vec![0xDEAD_BEEF_DEAD_BEEFu64; count];
+    scalar::unpack_u64(bytes, width, start, &mut want);
+    for tier in simd_tiers() {
+        let mut got = vec![0xDEAD_BEEF_DEAD_BEEFu64; count];
+        kernels::unpack_u64(tier, bytes, width, start, &mut got).unwrap();
+        assert_eq!(got, want, "{tier:?} u64 width {width} {}", what());
+    }
+}
+
+/// Every width 0..=64, every start 0..64, every count 0..=300 (u32 and u64).
+#[test]
+fn unpack_every_width_start_and_count() {
+    let (widths, starts, top) = if cfg!(miri) {
+        (vec![0, 3, 17, 32, 61], 0..3usize, 20usize)
+    } else {
+        ((0..=64).collect(), 0..64, 300)
+    };
+    let mut rng = Rng::new(9);
+    for width in widths {
+        let total = 64 + top;
+        let bytes = packed(&mut rng, width, total);
+        for start in starts.clone() {
+            for count in 0..=top {
+                // Every count at a quarter of the starts, and a sample of counts at the rest,
+                // keeps the run to seconds while hitting every (start, count) residue.
+                if !start.is_multiple_of(4) && count % 13 != start % 13 {
+                    continue;
+                }
+                let align = (start + count) % 64;
+                let used = (width as usize * (start + count)).div_ceil(8);
+                let buf = embed(&mut rng, &bytes[..used], align);
+                let slice = &buf[align..align + used];
+                check_unpack(slice, width, start, count, &|| {
+                    format!("start {start} count {count} align {align}")
+                });
+            }
+        }
+    }
+}
+
+/// Slices that end before the requested values (the reference reads zeros there).
+#[test]
+fn unpack_past_the_end_reads_zero() {
+    let mut rng = Rng::new(10);
+    let widths: &[u32] = if cfg!(miri) {
+        &[7, 33]
+    } else {
+        &[1, 7, 8, 13, 25, 26, 31, 32, 33, 57, 58, 63, 64]
+    };
+    let cuts: &[usize] = if cfg!(miri) {
+        &[0, 17, 64]
+    } else {
+        &[0, 1, 17, 63, 64, 65, 100, 200]
+    };
+    for &width in widths {
+        let bytes = packed(&mut rng, width, 400);
+        for &cut in cuts {
+            let cut = cut.min(bytes.len());
+            let buf = embed(&mut rng, &bytes[..cut], 5);
+            let slice = &buf[5..5 + cut];
+            for start in [0usize, 3, 8, 100] {
+                check_unpack(slice, width, start, 300, &|| {
+                    format!("cut {cut} start {start}")
+                });
+            }
+        }
+    }
+}
+
+/// Large start indices (the bit offset near the top of `usize`) stay total and agree.
+#[test]
+fn unpack_huge_start() {
+    let mut rng = Rng::new(11);
+    let bytes = packed(&mut rng, 13, 100);
+    for start in [usize::MAX - 40, usize::MAX / 13 + 1, 1 << 60] {
+        check_unpack(&bytes, 13, start, 40, &|| format!("start {start}"));
+    }
+}
+
+#[test]
+fn zigzag_helpers_round_trip() {
+    for v in [0i64, -1, 1, i64::MIN, i64::MAX, -64, 63] {
+        assert_eq!(scalar::zigzag_decode(zigzag_encode(v)), v);
+    }
+}
