@@ -649,3 +649,50 @@ fn thrift_nesting_of_10_000_structs_and_lists() {
         ModularFooter::new(&f, 0)
     });
 }
+
+/// A compact sidecar whose dictionary holds `tuples` (arity 1, 20 bytes each) and no blocks.
+fn compact_dictionary(tuples: &[u64]) -> (Vec<u8>, Vec<u64>) {
+    let mut b = b"PMSC".to_vec();
+    uvarint(1, &mut b);
+    uvarint(21, &mut b);
+    b.extend_from_slice(&avro_header());
+    uvarint(tuples.len() as u64, &mut b);
+    let mut offsets = Vec::new();
+    for &t in tuples {
+        uvarint(20, &mut b);
+        offsets.push(b.len() as u64);
+        b.extend_from_slice(&1i32.to_be_bytes());
+        b.extend_from_slice(&[0; 8]);
+        b.extend_from_slice(&t.to_le_bytes());
+    }
+    uvarint(0, &mut b);
+    let crc = crc32(&b);
+    b.extend_from_slice(&crc.to_be_bytes());
+    (b, offsets)
+}
+
+#[test]
+fn sidecar_large_dictionary_duplicate_check_is_not_quadratic() {
+    // 60,000 distinct tuples: past the stack filter's reach (the pairwise fallback took 3 s
+    // in release for 50,000 and grows quadratically); sorted, this is milliseconds.
+    let n = 60_000u64;
+    let mut values: Vec<u64> = (0..n)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let (ok, _) = compact_dictionary(&values);
+    let s = Sidecar::validate_self_described(&ok).unwrap();
+    assert_eq!(u64::from(s.partition_count()), n);
+    // Duplicates: tuple 45,000 = tuple 7, tuple 30,000 = tuple 59,999 (a later original).
+    values[45_000] = values[7];
+    values[30_000] = values[59_999];
+    // Oracle: the lowest index whose tuple equals an earlier one (naive, on the values).
+    let mut seen = std::collections::HashSet::new();
+    let first_repeat = values.iter().position(|v| !seen.insert(*v)).unwrap();
+    assert_eq!(first_repeat, 45_000);
+    let (dup, offsets) = compact_dictionary(&values);
+    let e = Sidecar::validate_self_described(&dup).unwrap_err();
+    assert_eq!(
+        (e.kind, e.offset),
+        (ErrorKind::Duplicate, offsets[first_repeat])
+    );
+}
