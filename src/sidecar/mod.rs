@@ -816,6 +816,23 @@ impl<'a> Block<'a> {
     }
 
     /// The partition IDs of the block's entries, or `None` when unavailable.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// // Block 0: entries (rows 0..=9, a, 1/4), (rows 5..=9, a, 1/4), (rows 20..=24, b, 1/8).
+    /// let block = sidecar.blocks().next().unwrap();
+    /// let ids: Vec<u32> = block.partition_ids().unwrap().collect::<Result<_, _>>()?;
+    /// assert_eq!(ids, [0, 1]);
+    /// let rows: Vec<(u64, u64)> = block.row_ids().unwrap().collect::<Result<_, _>>()?;
+    /// assert_eq!(rows, [(0, 9), (20, 24)]);
+    /// let buckets: Vec<(i32, i32)> = block.buckets().unwrap().collect::<Result<_, _>>()?;
+    /// assert_eq!(buckets, [(1, 4), (1, 8)]);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn partition_ids(&self) -> Option<PartitionIds<'a>> {
         self.try_partition_ids().ok().flatten()
     }
