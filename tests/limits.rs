@@ -696,3 +696,66 @@ fn sidecar_large_dictionary_duplicate_check_is_not_quadratic() {
         (ErrorKind::Duplicate, offsets[first_repeat])
     );
 }
+
+#[test]
+fn footer_schema_nested_10_000_groups_deep() {
+    use lakecore::footer::schema::Schema;
+    // SchemaModule { 1: list<SchemaElement> }: a root and 10,000 groups each holding the
+    // next, then one leaf.
+    let depth = 10_000;
+    let mut w = Writer::new();
+    w.struct_begin();
+    w.field_list(1, FieldType::Struct, depth + 2);
+    for _ in 0..=depth {
+        w.struct_begin();
+        w.field_binary(4, b"g");
+        w.field_i32(5, 1);
+        w.struct_end();
+    }
+    w.struct_begin();
+    w.field_i32(1, 2);
+    w.field_binary(4, b"leaf");
+    w.struct_end();
+    w.struct_end();
+    let bytes = w.into_bytes();
+    let schema = Schema::parse(&bytes, 0, 64).unwrap(); // elements are decoded lazily
+                                                        // Module header: struct field 1 (1 byte), list header (1 byte + 2-byte size); each
+                                                        // element is 6 bytes (name "g", num_children 1, stop). Element k is nested k deep; the
+                                                        // walk refuses the first element deeper than MAX_SCHEMA_DEPTH, at its first byte.
+    let limit = lakecore::footer::schema::MAX_SCHEMA_DEPTH as u64;
+    let at = 4 + 6 * limit;
+    refused(ErrorKind::DepthLimit, at, || schema.num_leaves());
+    refused(ErrorKind::DepthLimit, at, || {
+        schema.leaves().last().unwrap().map(|l| l.path().len())
+    });
+}
+
+#[test]
+fn blob_descriptor_uri_len_near_i32_max() {
+    use lakecore::blob::BlobDescriptor;
+    let mut d = vec![2u8];
+    d.extend_from_slice(&lakecore::blob::DESCRIPTOR_MAGIC.to_le_bytes());
+    d.extend_from_slice(&i32::MAX.to_le_bytes());
+    d.extend_from_slice(b"s3://x");
+    // The URI would need 2 GiB: truncated where the bytes end.
+    let end = d.len() as u64;
+    refused(ErrorKind::Truncated, end, || BlobDescriptor::decode(&d));
+}
+
+#[test]
+fn blob_merge_with_more_layers_than_its_limit() {
+    use lakecore::blob::{FallbackMerge, LayerFile, MergeOptions};
+    let bytes = [0x01, 0x01, 0, 0, 0, 0x01]; // one NULL row
+    let mut files: Vec<LayerFile> = (0..1000)
+        .map(|seq| LayerFile {
+            file: BlobFile::new(&bytes).unwrap(),
+            first_row_id: 0,
+            max_sequence_number: seq,
+        })
+        .collect();
+    // 1,000 layers against the default limit of 8: refused (offset = the limit), no allocation.
+    let limit = lakecore::blob::DEFAULT_MAX_LAYERS as u64;
+    refused(ErrorKind::LimitExceeded, limit, || {
+        FallbackMerge::new(&mut files, MergeOptions::default()).map(|_| ())
+    });
+}
