@@ -107,6 +107,17 @@ struct CacheInner {
 
 impl SidecarCache {
     /// A cache holding at most `max_bytes` bytes of sidecars.
+    ///
+    /// ```
+    /// use lakecore::io::SidecarCache;
+    /// use std::path::Path;
+    /// use std::sync::Arc;
+    /// let cache = SidecarCache::new(100);
+    /// cache.insert(Path::new("a.avro.sidecar"), Arc::from(&[0u8; 60][..]));
+    /// cache.insert(Path::new("b.avro.sidecar"), Arc::from(&[0u8; 60][..])); // evicts the oldest
+    /// assert!(cache.get(Path::new("a.avro.sidecar")).is_none());
+    /// assert_eq!((cache.len(), cache.used_bytes()), (1, 60));
+    /// ```
     pub fn new(max_bytes: usize) -> Self {
         SidecarCache {
             max_bytes,

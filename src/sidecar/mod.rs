@@ -612,6 +612,20 @@ impl<'a> Sidecar<'a> {
     /// An O(1) index of the dictionary for any tuple sizes: the start of every tuple is
     /// recorded in `scratch` (at least [`partition_count`](Self::partition_count) long;
     /// [`ErrorKind::LimitExceeded`] otherwise).
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// let mut scratch = [(0u32, 0u32); 16]; // caller memory: no allocation
+    /// let index = sidecar.partition_index(&mut scratch)?;
+    /// assert_eq!(index.len(), 2);
+    /// assert_eq!(index.get(1), sidecar.partition(1));
+    /// assert_eq!(index.get(2), None);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn partition_index<'s>(
         &self,
         scratch: &'s mut [(u32, u32)],
