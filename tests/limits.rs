@@ -759,3 +759,36 @@ fn blob_merge_with_more_layers_than_its_limit() {
         FallbackMerge::new(&mut files, MergeOptions::default()).map(|_| ())
     });
 }
+
+#[test]
+fn avro_container_counts_and_sizes_of_2_pow_60() {
+    use lakecore::avro::Container;
+    fn long(v: i64, out: &mut Vec<u8>) {
+        uvarint(((v << 1) ^ (v >> 63)) as u64, out);
+    }
+    // A metadata map claiming 2^60 entries.
+    let mut f = b"Obj\x01".to_vec();
+    long(1 << 60, &mut f);
+    f.extend_from_slice(&[0; 32]);
+    refused(ErrorKind::InvalidLength, 4, || Container::parse(&f));
+    // A negative count (with a block byte size) of -2^60.
+    let mut f = b"Obj\x01".to_vec();
+    long(-(1 << 60), &mut f);
+    long(10, &mut f);
+    f.extend_from_slice(&[0; 32]);
+    refused(ErrorKind::InvalidLength, 4, || Container::parse(&f));
+    // A block whose data size is 2^60: truncated where the bytes end, before any copy.
+    let (mut f, block_at) = avro_manifest(1, &[]);
+    f.truncate(block_at as usize);
+    long(1, &mut f);
+    long(1 << 60, &mut f);
+    f.extend_from_slice(&[0; 40]);
+    let end = f.len() as u64;
+    let c = Container::parse(&f).unwrap();
+    refused(ErrorKind::Truncated, end, || {
+        c.blocks().collect::<Result<Vec<_>, _>>().map(|_| ())
+    });
+    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&f, BuildSettings::default()));
+    assert_eq!(r.unwrap_err(), Error::new(ErrorKind::Truncated, end));
+    assert!(a.largest < 4096 && a.bytes < 64 * 1024, "{a:?}");
+}
