@@ -379,6 +379,9 @@ mod decode {
         let mut entries = Vec::new();
         for (index, block) in container.blocks().enumerate() {
             let block = block?;
+            if matches!(codec, Codec::Snappy) {
+                check_snappy_len(block.data, block.data_offset)?;
+            }
             let mut data = block.data.to_vec();
             codec
                 .decompress(&mut data)
@@ -400,6 +403,23 @@ mod decode {
             blocks.push(block);
         }
         Ok((container, blocks, entries))
+    }
+
+    /// Snappy (the raw format Avro uses) can expand its input at most about 21 times (a
+    /// 3-byte copy yields at most 64 bytes). `apache-avro` allocates the length a snappy
+    /// block claims before decompressing, so a few bytes claiming 4 GiB would reserve 4 GiB:
+    /// refuse claims beyond 32 times the block's size first ([`ErrorKind::InvalidLength`] at
+    /// the block's data). Blocks whose length varint does not decode are left to the codec.
+    fn check_snappy_len(data: &[u8], at: u64) -> Result<()> {
+        let Ok((claimed, _)) =
+            crate::codec::varint::decode_u64(data, crate::codec::varint::VarintFormat::U64_LENIENT)
+        else {
+            return Ok(());
+        };
+        if claimed > off(data.len()).saturating_mul(32) {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        Ok(())
     }
 
     /// Builds the sidecar of the completed manifest `bytes` (`None` when `settings.write` is

@@ -368,6 +368,11 @@ fn sidecar_coverage_counts_of_2_pow_31() {
 /// An Avro object container with a one-field manifest schema, the null codec and one block
 /// of `object_count` objects over `data`.
 fn avro_manifest(object_count: u64, data: &[u8]) -> (Vec<u8>, u64) {
+    avro_manifest_with(b"null", object_count, data)
+}
+
+/// [`avro_manifest`] with the codec named `codec`.
+fn avro_manifest_with(codec: &[u8], object_count: u64, data: &[u8]) -> (Vec<u8>, u64) {
     fn long(v: i64, out: &mut Vec<u8>) {
         uvarint(((v << 1) ^ (v >> 63)) as u64, out);
     }
@@ -381,7 +386,7 @@ fn avro_manifest(object_count: u64, data: &[u8]) -> (Vec<u8>, u64) {
     bytes(b"avro.schema", &mut f);
     bytes(schema, &mut f);
     bytes(b"avro.codec", &mut f);
-    bytes(b"null", &mut f);
+    bytes(codec, &mut f);
     long(0, &mut f);
     f.extend_from_slice(&[0x77; 16]);
     let block_at = f.len() as u64;
@@ -791,4 +796,21 @@ fn avro_container_counts_and_sizes_of_2_pow_60() {
     let (r, a) = measure(|| lakecore::avro::build_from_manifest(&f, BuildSettings::default()));
     assert_eq!(r.unwrap_err(), Error::new(ErrorKind::Truncated, end));
     assert!(a.largest < 4096 && a.bytes < 64 * 1024, "{a:?}");
+}
+
+#[test]
+fn build_from_manifest_refuses_a_snappy_block_claiming_1_gib() {
+    // Raw snappy: a varint of the decompressed length (2^30 here), no data, then the 4-byte
+    // CRC Avro appends. Snappy expands at most ~21 times, so this cannot be valid.
+    let data = [0x80, 0x80, 0x80, 0x80, 0x04, 0, 0, 0, 0];
+    let (bad, block_at) = avro_manifest_with(b"snappy", 1, &data);
+    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&bad, BuildSettings::default()));
+    // Nothing near the claimed size was reserved (without the check, `apache-avro` reserved
+    // the claimed 1 GiB for these 9 bytes).
+    assert!(a.largest < 4096 && a.bytes < 64 * 1024, "{a:?}");
+    // The block's data starts after its two one-byte varints (count 1, size 9).
+    assert_eq!(
+        r.unwrap_err(),
+        Error::new(ErrorKind::InvalidLength, block_at + 2)
+    );
 }
