@@ -271,6 +271,16 @@ impl<'a> Sidecar<'a> {
     }
 
     /// The layout of `bytes` (from magic and byte 4), without validating anything else.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{Layout, Sidecar};
+    /// use lakecore::ErrorKind;
+    /// assert_eq!(Sidecar::detect_layout(b"PMSC\x01...")?, Layout::Compact);
+    /// assert_eq!(Sidecar::detect_layout(b"PMSC\x00\x00\x00\x01")?, Layout::Fixed);
+    /// assert_eq!(Sidecar::detect_layout(b"PMS").unwrap_err().kind, ErrorKind::Truncated);
+    /// assert_eq!(Sidecar::detect_layout(b"AVRO\x01").unwrap_err().kind, ErrorKind::BadMagic);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn detect_layout(bytes: &[u8]) -> Result<Layout> {
         let magic = bytes
             .first_chunk::<4>()
@@ -290,6 +300,22 @@ impl<'a> Sidecar<'a> {
     /// structure is walked on the caller's (for large sidecars the walk then costs no wall
     /// time next to the hash). Results and error precedence are those of `validate`: a
     /// checksum mismatch wins over any structural error.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// use lakecore::ErrorKind;
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let facts = ManifestFacts { length: 457, entries: 7 };
+    /// let view = Sidecar::validate_parallel(&bytes, facts)?;
+    /// assert_eq!(view.block_count(), 3);
+    /// let mut bad = bytes.clone();
+    /// bad[100] ^= 1;
+    /// let e = Sidecar::validate_parallel(&bad, facts).unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::ChecksumMismatch, bytes.len() as u64 - 4));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     #[cfg(feature = "std")]
     pub fn validate_parallel(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
         let (layout, body, stored) = Self::split(bytes)?;
@@ -863,6 +889,18 @@ impl<'a> Block<'a> {
 
     /// The envelope `[min, max]` of the block's row IDs, read without decoding any delta;
     /// `None` when unavailable.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// let envelopes: Vec<_> = sidecar.blocks().map(|b| b.row_id_envelope()).collect();
+    /// assert_eq!(envelopes[0], Some((0, 24)));
+    /// assert_eq!(envelopes[2], Some((20, i64::MAX as u64)));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     #[inline]
     pub fn row_id_envelope(&self) -> Option<(u64, u64)> {
         let [_, f, _] = self.frames;
