@@ -58,6 +58,19 @@ pub struct Container<'a> {
 impl<'a> Container<'a> {
     /// Parses the header of the container file `bytes` (the whole file, or at least its
     /// header for [`header`](Self::header) and [`metadata`](Self::metadata)).
+    ///
+    /// ```
+    /// use lakecore::avro::Container;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
+    /// let manifest = std::fs::read(path).unwrap();
+    /// let container = Container::parse(&manifest)?;
+    /// assert_eq!((container.codec(), container.header_len()), (&b"zstandard"[..], 2269));
+    /// assert!(container.metadata("avro.schema").is_some());
+    /// let blocks = container.blocks().collect::<Result<Vec<_>, _>>()?;
+    /// assert_eq!(blocks.len(), 6);
+    /// assert_eq!(blocks[0].offset, 2269);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
         let mut c = Cursor::new(bytes);
         if c.array::<4>()? != &MAGIC {
@@ -394,6 +407,15 @@ mod decode {
     /// Decodes every manifest entry of the container `bytes` (writer schema from the header,
     /// fields by name), with the block list. Errors point at the offending metadata value or
     /// block data.
+    ///
+    /// ```
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
+    /// let manifest = std::fs::read(path).unwrap();
+    /// let (_container, blocks, entries) = lakecore::avro::decode_entries(&manifest)?;
+    /// assert_eq!((blocks.len(), entries.len()), (6, 364));
+    /// assert!(entries.iter().all(|e| e.total_buckets == Some(4)));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn decode_entries(
         bytes: &[u8],
     ) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<ManifestEntry>)> {
@@ -428,6 +450,9 @@ mod decode {
         let mut entries = Vec::new();
         for (index, block) in container.blocks().enumerate() {
             let block = block?;
+            if matches!(codec, Codec::Snappy) {
+                check_snappy_len(block.data, block.data_offset)?;
+            }
             let mut data = block.data.to_vec();
             codec
                 .decompress(&mut data)
@@ -451,9 +476,38 @@ mod decode {
         Ok((container, blocks, entries))
     }
 
+    /// Snappy (the raw format Avro uses) can expand its input at most about 21 times (a
+    /// 3-byte copy yields at most 64 bytes). `apache-avro` allocates the length a snappy
+    /// block claims before decompressing, so a few bytes claiming 4 GiB would reserve 4 GiB:
+    /// refuse claims beyond 32 times the block's size first ([`ErrorKind::InvalidLength`] at
+    /// the block's data). Blocks whose length varint does not decode are left to the codec.
+    fn check_snappy_len(data: &[u8], at: u64) -> Result<()> {
+        let Ok((claimed, _)) =
+            crate::codec::varint::decode_u64(data, crate::codec::varint::VarintFormat::U64_LENIENT)
+        else {
+            return Ok(());
+        };
+        if claimed > off(data.len()).saturating_mul(32) {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        Ok(())
+    }
+
     /// Builds the sidecar of the completed manifest `bytes` (`None` when `settings.write` is
     /// off): scans the container, decodes each block's entries, pairs them with the block
     /// and serialises. Nothing is written or published.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{BuildSettings, Sidecar};
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
+    /// let manifest = std::fs::read(path).unwrap();
+    /// let bytes = lakecore::avro::build_from_manifest(&manifest, BuildSettings::default())?
+    ///     .expect("write is on");
+    /// let sidecar = Sidecar::validate_self_described(&bytes)?;
+    /// assert_eq!((sidecar.block_count(), sidecar.entry_count()), (6, 364));
+    /// assert_eq!(sidecar.manifest_length(), manifest.len() as u64);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn build_from_manifest(bytes: &[u8], settings: BuildSettings) -> Result<Option<Vec<u8>>> {
         if !settings.write {
             return Ok(None);

@@ -52,6 +52,18 @@ impl<'a> Cursor<'a> {
     }
 
     /// A cursor at the start of `bytes`, which begin at absolute offset `origin`.
+    ///
+    /// ```
+    /// use lakecore::bytes::Cursor;
+    /// use lakecore::ErrorKind;
+    /// // A window that starts at byte 1000 of a file reports file offsets.
+    /// let mut c = Cursor::with_origin(&[0, 0, 0, 7, 0xff], 1000);
+    /// assert_eq!(c.u32_be()?, 7);
+    /// assert_eq!(c.position(), 1004);
+    /// let e = c.u16_le().unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, 1005));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub const fn with_origin(bytes: &'a [u8], origin: u64) -> Self {
         Cursor {
             bytes,
@@ -218,6 +230,16 @@ impl<'a> Cursor<'a> {
 
     /// Reads a big-endian `i32` that must be non-negative ([`ErrorKind::InvalidLength`] at its
     /// first byte otherwise).
+    ///
+    /// ```
+    /// use lakecore::bytes::Cursor;
+    /// use lakecore::ErrorKind;
+    /// let mut c = Cursor::new(&[0, 0, 0, 5, 0xff, 0xff, 0xff, 0xff]);
+    /// assert_eq!(c.len_i32_be()?, 5);
+    /// let e = c.len_i32_be().unwrap_err(); // -1 is never a length
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::InvalidLength, 4));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     #[inline]
     pub fn len_i32_be(&mut self) -> Result<u32> {
         let at = self.position();
@@ -245,6 +267,17 @@ impl<'a> Cursor<'a> {
 
     /// Reads an unsigned varint that must not exceed `max` ([`ErrorKind::OutOfBounds`] at its
     /// first byte otherwise; the cursor does not advance).
+    ///
+    /// ```
+    /// use lakecore::bytes::Cursor;
+    /// use lakecore::codec::varint::VarintFormat;
+    /// use lakecore::ErrorKind;
+    /// let mut c = Cursor::new(&[0xac, 0x02, 0x05]);
+    /// assert_eq!(c.uvarint_max(VarintFormat::SIDECAR, 1000)?, 300);
+    /// let e = c.uvarint_max(VarintFormat::SIDECAR, 4).unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::OutOfBounds, 2));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     #[inline]
     pub fn uvarint_max(&mut self, format: VarintFormat, max: u64) -> Result<u64> {
         let at = self.position();

@@ -3,6 +3,19 @@
 //! This module owns error values only; it knows nothing of formats or I/O. Errors are `Copy`,
 //! two words wide and never allocate, so validators can return them from `no_std` code and
 //! callers can match on the kind without string parsing.
+//!
+//! ```
+//! use lakecore::sidecar::Sidecar;
+//! use lakecore::ErrorKind;
+//! // Byte 4 of a sidecar names its layout; 7 is none of them.
+//! let e = Sidecar::detect_layout(b"PMSC\x07").unwrap_err();
+//! assert_eq!((e.kind, e.offset), (ErrorKind::UnsupportedVersion, 4));
+//! assert_eq!(e.to_string(), "unsupported version at byte 4");
+//! match e.kind {
+//!     ErrorKind::Truncated | ErrorKind::NeedsBytes { .. } => unreachable!(),
+//!     _ => {} // the set grows with the formats: keep a wildcard arm
+//! }
+//! ```
 
 use core::fmt;
 
@@ -69,6 +82,12 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// A short, stable, lowercase name of the kind (used in CLI output and logs).
+    ///
+    /// ```
+    /// use lakecore::ErrorKind;
+    /// assert_eq!(ErrorKind::VarintNonCanonical.name(), "non-canonical varint");
+    /// assert_eq!(ErrorKind::VarintNonCanonical.to_string(), "non-canonical varint");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             ErrorKind::Truncated => "truncated",

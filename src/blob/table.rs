@@ -25,6 +25,15 @@ pub struct OffsetsTable<'a> {
 impl<'a> BlobFile<'a> {
     /// Builds the [`OffsetsTable`]; [`ErrorKind::LimitExceeded`] if its memory cannot be
     /// reserved (the row count is bounded by the index size, so it never exceeds the input).
+    ///
+    /// ```
+    /// use lakecore::blob::BlobFile;
+    /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]; // D3: three placeholders
+    /// let table = BlobFile::new(&bytes)?.offsets_table()?;
+    /// assert_eq!(table.len(), 3);
+    /// assert_eq!(table.entry(2), Some((-2, 0))); // (bin_length, record offset)
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn offsets_table(&self) -> Result<OffsetsTable<'a>> {
         let rows = usize::try_from(self.rows())
             .map_err(|_| Error::new(ErrorKind::LimitExceeded, self.data_len()))?;

@@ -108,6 +108,23 @@ pub struct BlobWriter<S: BlobSink> {
 
 impl<S: BlobSink> BlobWriter<S> {
     /// A writer into `sink` with full CRC coverage.
+    ///
+    /// ```
+    /// use lakecore::blob::{BlobFile, BlobWriter, Row};
+    /// let mut w = BlobWriter::new(Vec::new());
+    /// w.put_value(b"inline")?;
+    /// w.put_null()?;
+    /// w.put_placeholder()?;
+    /// let bytes = w.finish()?;
+    /// // Golden vector G2: record, then index 22, -1, -2 and the footer.
+    /// assert_eq!(bytes, [
+    ///     0xcf, 0x11, 0x4e, 0x58, b'i', b'n', b'l', b'i', b'n', b'e', 0x16, 0, 0, 0, 0, 0, 0, 0,
+    ///     0x29, 0x60, 0xc8, 0xe9, 0x2c, 0x2d, 0x01, 0x03, 0, 0, 0, 0x01,
+    /// ]);
+    /// let rows: Vec<Row> = BlobFile::new(&bytes)?.iter().collect();
+    /// assert_eq!(rows[1], Row::Null);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(sink: S) -> Self {
         Self::with_crc(sink, CrcMode::Full)
     }

@@ -61,6 +61,21 @@ impl<'a> BitPacked<'a> {
     /// Errors (offsets relative to `bytes`): [`ErrorKind::InvalidBitWidth`] for `width > 64`,
     /// [`ErrorKind::Truncated`] when `bytes` is too short, [`ErrorKind::TrailingBytes`] when it
     /// is too long, [`ErrorKind::NonZeroPadding`] at the last byte.
+    ///
+    /// ```
+    /// use lakecore::codec::bitpack::BitPacked;
+    /// use lakecore::ErrorKind;
+    /// // [1, 2, 3, 4, 5] at 3 bits: 15 bits, LSB first, in 2 bytes.
+    /// let bytes = [0xd1, 0x58];
+    /// let view = BitPacked::new(&bytes, 3, 5)?;
+    /// assert_eq!(view.get(4), Some(5));
+    /// let mut out = [0u32; 3];
+    /// view.unpack_u32(1, &mut out)?;
+    /// assert_eq!(out, [2, 3, 4]);
+    /// let e = BitPacked::new(&bytes, 3, 6).unwrap_err(); // 18 bits need 3 bytes
+    /// assert_eq!(e.kind, ErrorKind::Truncated);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn new(bytes: &'a [u8], width: u8, len: usize) -> Result<Self> {
         let (view, rest) = Self::from_prefix(bytes, width, len)?;
         if !rest.is_empty() {
@@ -163,6 +178,17 @@ impl<'a> BitPacked<'a> {
 ///
 /// Fails with [`ErrorKind::InvalidBitWidth`] for `width > 64` and with
 /// [`ErrorKind::OutOfBounds`] (offset = index) for a value that does not fit.
+///
+/// ```
+/// use lakecore::codec::bitpack::{pack, BitPackWriter};
+/// assert_eq!(pack(&[1, 2, 3, 4, 5], 3)?, [0xd1, 0x58]);
+/// let mut w = BitPackWriter::new(3)?;
+/// for v in [1, 2, 3, 4, 5] {
+///     w.push(v)?;
+/// }
+/// assert_eq!(w.finish(), [0xd1, 0x58]);
+/// # Ok::<(), lakecore::Error>(())
+/// ```
 #[cfg(feature = "alloc")]
 pub fn pack(values: &[u64], width: u8) -> Result<alloc::vec::Vec<u8>> {
     let mut w = BitPackWriter::new(width)?;

@@ -21,6 +21,14 @@ pub fn sha256(bytes: &[u8]) -> [u8; SHA256_LEN] {
 }
 
 /// An incremental SHA-256.
+///
+/// ```
+/// use lakecore::codec::checksum::{sha256, Sha256};
+/// let mut h = Sha256::new();
+/// h.update(b"ab");
+/// h.update(b"c");
+/// assert_eq!(h.finalize(), sha256(b"abc"));
+/// ```
 #[derive(Clone, Default)]
 pub struct Sha256(sha2::Sha256);
 
@@ -52,6 +60,14 @@ pub fn crc32(bytes: &[u8]) -> u32 {
 }
 
 /// An incremental CRC-32/IEEE.
+///
+/// ```
+/// use lakecore::codec::checksum::{crc32, Crc32};
+/// let mut h = Crc32::new();
+/// h.update(b"1234");
+/// h.update(b"56789");
+/// assert_eq!(h.finalize(), crc32(b"123456789"));
+/// ```
 #[derive(Clone, Default, Debug)]
 pub struct Crc32(crc32fast::Hasher);
 

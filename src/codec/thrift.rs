@@ -197,6 +197,16 @@ impl<'a> Reader<'a> {
     }
 
     /// The same reader with another nesting limit.
+    ///
+    /// ```
+    /// use lakecore::codec::thrift::Reader;
+    /// use lakecore::ErrorKind;
+    /// // struct { 1: struct { 1: struct {} } }: three levels.
+    /// let bytes = [0x1c, 0x1c, 0x00, 0x00, 0x00];
+    /// assert!(Reader::new(&bytes, 0).with_max_depth(3).skip_struct().is_ok());
+    /// let e = Reader::new(&bytes, 0).with_max_depth(2).skip_struct().unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::DepthLimit, 2)); // where level 3 starts
+    /// ```
     #[must_use]
     pub const fn with_max_depth(mut self, max_depth: u32) -> Self {
         self.max_depth = max_depth;

@@ -124,6 +124,17 @@ pub fn push_u64(out: &mut alloc::vec::Vec<u8>, value: u64) {
 ///
 /// Fails with [`ErrorKind::NotSorted`] (offset = index of the offending value) when a value is
 /// smaller than its predecessor.
+///
+/// ```
+/// use lakecore::codec::varint::{push_deltas, push_zigzag_deltas};
+/// let mut out = Vec::new();
+/// push_deltas(&mut out, 0, &[0, 1, 2, 300])?;
+/// assert_eq!(out, [0x00, 0x01, 0x01, 0xaa, 0x02]);
+/// out.clear();
+/// push_zigzag_deltas(&mut out, 0, &[22, -1, 22])?;
+/// assert_eq!(out, [0x2c, 0x2d, 0x2e]);
+/// # Ok::<(), lakecore::Error>(())
+/// ```
 #[cfg(feature = "alloc")]
 pub fn push_deltas(out: &mut alloc::vec::Vec<u8>, base: u64, values: &[u64]) -> Result<()> {
     let mut prev = base;
@@ -173,6 +184,15 @@ pub fn decode_u64(bytes: &[u8], format: VarintFormat) -> Result<(u64, usize)> {
 
 /// Counts the varints of a stream that must end exactly after its last varint, checking each
 /// one under `format` without producing values (the validation pass).
+///
+/// ```
+/// use lakecore::codec::varint::{count, VarintFormat};
+/// use lakecore::ErrorKind;
+/// assert_eq!(count(&[0x01, 0xac, 0x02, 0x00], VarintFormat::SIDECAR)?, 3);
+/// let e = count(&[0x01, 0xac], VarintFormat::SIDECAR).unwrap_err();
+/// assert_eq!(e.kind, ErrorKind::Truncated);
+/// # Ok::<(), lakecore::Error>(())
+/// ```
 pub fn count(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     arch::count_uvarints(bytes, format)
 }
@@ -313,6 +333,20 @@ impl<'a, M: DeltaMode> DeltaIter<'a, M> {
     }
 
     /// Requires every value to lie in `[min, max]` ([`ErrorKind::OutOfBounds`] otherwise).
+    ///
+    /// ```
+    /// use lakecore::codec::varint::{DeltaIter, VarintFormat};
+    /// use lakecore::ErrorKind;
+    /// // IDs must stay below 3: the third value (1 + 1 + 2 = 4) fails, at its varint.
+    /// let mut it = DeltaIter::new(&[1, 1, 2], 0, VarintFormat::SIDECAR)
+    ///     .with_bounds(0, 2)
+    ///     .with_origin(100);
+    /// assert_eq!(it.next(), Some(Ok(1)));
+    /// assert_eq!(it.next(), Some(Ok(2)));
+    /// let e = it.next().unwrap().unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::OutOfBounds, 102));
+    /// assert_eq!(it.next(), None); // fused after the error
+    /// ```
     #[must_use]
     pub fn with_bounds(mut self, min: M::Value, max: M::Value) -> Self {
         self.min = min;
@@ -409,6 +443,15 @@ impl<'a, M: DeltaMode> DeltaIter<'a, M> {
 
     /// Checks the rest of the stream (every remaining value decoded and checked) and that the
     /// bytes end exactly after the last value ([`ErrorKind::TrailingBytes`] otherwise).
+    ///
+    /// ```
+    /// use lakecore::codec::varint::{DeltaIter, VarintFormat};
+    /// use lakecore::ErrorKind;
+    /// // Two values declared, three varints stored.
+    /// let it = DeltaIter::new(&[1, 1, 1], 0, VarintFormat::SIDECAR).with_count(2);
+    /// let e = it.finish().unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::TrailingBytes, 2));
+    /// ```
     pub fn finish(mut self) -> Result<()> {
         if let Some(e) = self.error {
             return Err(e);

@@ -55,6 +55,17 @@ use parquet::file::statistics::Statistics;
 /// println!("{} columns", footer.num_columns());
 /// # Ok(()) }
 /// ```
+///
+/// ```
+/// use lakecore::footer::convert::{convert, synthetic_standard_file};
+/// use lakecore::footer::ModularFooter;
+/// let standard = synthetic_standard_file(3, 2, 42); // 3 columns, 2 row groups
+/// let modular = convert(&standard)?;
+/// let footer = ModularFooter::new(&modular, 0)?;
+/// assert_eq!((footer.num_columns(), footer.num_row_groups()), (3, 2));
+/// footer.validate()?;
+/// # Ok::<(), lakecore::Error>(())
+/// ```
 pub fn convert(file: &[u8]) -> Result<Vec<u8>> {
     let (input, data_end) = read_standard(file)?;
     let mut out = Vec::with_capacity(data_end + data_end / 8 + 1024);

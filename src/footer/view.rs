@@ -485,6 +485,24 @@ impl<'a> ModularFooter<'a> {
     }
 
     /// [`ModularFooter::new`] with explicit limits.
+    ///
+    /// ```
+    /// use lakecore::footer::writer::{ChunkMeta, FooterInput};
+    /// use lakecore::footer::{Limits, ModularFooter};
+    /// use lakecore::ErrorKind;
+    /// let mut input = FooterInput::flat(&["id"], &[2], &[10]);
+    /// input.chunks[0] = ChunkMeta { data_page_offset: 4, total_compressed_size: 90,
+    ///     total_uncompressed_size: 90, num_values: 10, ..ChunkMeta::default() };
+    /// let mut file = b"PAR1".to_vec();
+    /// file.resize(94, 0);
+    /// input.write(&mut file)?;
+    /// assert!(ModularFooter::with_limits(&file, 0, Limits::default()).is_ok());
+    /// // The root is one Thrift level and its module directory another: depth 1 is too shallow.
+    /// let shallow = Limits { max_depth: 1, ..Limits::default() };
+    /// let e = ModularFooter::with_limits(&file, 0, shallow).unwrap_err();
+    /// assert_eq!(e.kind, ErrorKind::DepthLimit);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn with_limits(window: &'a [u8], origin: u64, limits: Limits) -> Result<Self> {
         let file_len = origin
             .checked_add(off(window.len()))
@@ -1226,6 +1244,23 @@ impl<'a> ModularFooter<'a> {
     }
 
     /// The SCHEMA module.
+    ///
+    /// ```
+    /// use lakecore::footer::writer::{ChunkMeta, FooterInput};
+    /// use lakecore::footer::ModularFooter;
+    /// let mut input = FooterInput::flat(&["id"], &[2], &[10]); // one INT64 column, one row group
+    /// input.chunks[0] = ChunkMeta { data_page_offset: 4, total_compressed_size: 90,
+    ///     total_uncompressed_size: 90, num_values: 10, ..ChunkMeta::default() };
+    /// let mut file = b"PAR1".to_vec();
+    /// file.resize(94, 0); // the data pages
+    /// input.write(&mut file)?;
+    /// let footer = ModularFooter::new(&file, 0)?;
+    /// let schema = footer.schema()?;
+    /// assert_eq!(schema.num_leaves()?, 1);
+    /// let leaf = schema.leaves().next().unwrap()?;
+    /// assert_eq!(leaf.path(), [&b"id"[..]]);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn schema(&self) -> Result<Schema<'a>> {
         let loc = self
             .module(Module::Schema)
@@ -1246,6 +1281,21 @@ impl<'a> ModularFooter<'a> {
     /// Every value-level rule: all pages' values, CSR and page-group monotonicity, statistic
     /// positions, every chunk's page-index group, the schema (leaf count = `num_columns`) and
     /// the file metadata. O(size of the footer).
+    ///
+    /// ```
+    /// use lakecore::footer::writer::{ChunkMeta, FooterInput};
+    /// use lakecore::footer::ModularFooter;
+    /// let mut input = FooterInput::flat(&["id"], &[2], &[10]); // one INT64 column, one row group
+    /// input.chunks[0] = ChunkMeta { data_page_offset: 4, total_compressed_size: 90,
+    ///     total_uncompressed_size: 90, num_values: 10, ..ChunkMeta::default() };
+    /// let mut file = b"PAR1".to_vec();
+    /// file.resize(94, 0); // the data pages
+    /// input.write(&mut file)?;
+    /// let footer = ModularFooter::new(&file, 0)?;
+    /// footer.validate()?; // every array's value-level rules
+    /// assert_eq!(footer.chunk_placement(0, 0)?.total_compressed_size, 90);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn validate(&self) -> Result<()> {
         let p = self.placement()?;
         for page in [

@@ -110,6 +110,17 @@ struct CacheInner {
 
 impl SidecarCache {
     /// A cache holding at most `max_bytes` bytes of sidecars.
+    ///
+    /// ```
+    /// use lakecore::io::SidecarCache;
+    /// use std::path::Path;
+    /// use std::sync::Arc;
+    /// let cache = SidecarCache::new(100);
+    /// cache.insert(Path::new("a.avro.sidecar"), Arc::from(&[0u8; 60][..]));
+    /// cache.insert(Path::new("b.avro.sidecar"), Arc::from(&[0u8; 60][..])); // evicts the oldest
+    /// assert!(cache.get(Path::new("a.avro.sidecar")).is_none());
+    /// assert_eq!((cache.len(), cache.used_bytes()), (1, 60));
+    /// ```
     pub fn new(max_bytes: usize) -> Self {
         SidecarCache {
             max_bytes,
@@ -175,6 +186,24 @@ impl SidecarCache {
 /// is off, no sidecar is referenced, the read failed, or the sidecar is invalid. An
 /// interrupted read ([`io::ErrorKind::Interrupted`]) is propagated as `Err`. Only successful
 /// reads populate `cache`; a cached sidecar is re-validated against `facts`.
+///
+/// ```
+/// use lakecore::io::{read_sidecar, SidecarCache};
+/// use lakecore::sidecar::ManifestFacts;
+/// use std::path::Path;
+/// let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest"));
+/// let name = "manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0";
+/// let extra_files = [format!("{name}.avro.sidecar")];
+/// let facts = ManifestFacts { length: 16886, entries: 364 };
+/// let cache = SidecarCache::new(1 << 20);
+/// let sidecar = read_sidecar(dir, &extra_files, facts, true, Some(&cache))?.expect("valid");
+/// assert_eq!(sidecar.view()?.block_count(), 6);
+/// assert_eq!(cache.len(), 1);
+/// // Facts that do not match: no sidecar, the scan reads the whole manifest.
+/// let wrong = ManifestFacts { length: 16887, entries: 364 };
+/// assert!(read_sidecar(dir, &extra_files, wrong, true, None)?.is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_sidecar<S: AsRef<str>>(
     manifest_dir: &Path,
     extra_files: &[S],
@@ -239,6 +268,14 @@ pub fn coalesce(blocks: &[SelectedBlock]) -> Vec<(u64, u64)> {
 /// Borrows the header and each span from a mapped (or fully read) manifest: the pieces of a
 /// valid Avro file, zero-copy. Fails with [`crate::ErrorKind::OutOfBounds`] when a span
 /// lies outside `manifest`.
+///
+/// ```
+/// use lakecore::io::span_slices;
+/// let manifest = b"HEADERaaaabbbbcccc";
+/// let parts = span_slices(manifest, 6, &[(6, 4), (14, 4)])?;
+/// assert_eq!(parts, [&b"HEADER"[..], b"aaaa", b"cccc"]);
+/// # Ok::<(), lakecore::Error>(())
+/// ```
 pub fn span_slices<'m>(
     manifest: &'m [u8],
     header_len: u64,

@@ -41,6 +41,20 @@ pub struct BinaryRow<'a> {
 
 impl<'a> BinaryRow<'a> {
     /// A view of `_PARTITION` bytes (arity prefix + row) located at absolute offset `origin`.
+    ///
+    /// ```
+    /// use lakecore::sidecar::BinaryRow;
+    /// // (7, null) as a 2-field BinaryRow with its arity prefix.
+    /// let mut bytes = vec![0, 0, 0, 2]; // arity 2
+    /// bytes.extend_from_slice(&[0, 0b10, 0, 0, 0, 0, 0, 0]); // row kind; null bit of field 1 (bit 9)
+    /// bytes.extend_from_slice(&7i64.to_le_bytes()); // field 0: INT 7
+    /// bytes.extend_from_slice(&[0; 8]); // field 1
+    /// let row = BinaryRow::from_partition(&bytes, 0)?;
+    /// assert_eq!(row.arity(), 2);
+    /// assert_eq!(row.get_i32(0)?, Some(7));
+    /// assert_eq!(row.get_i32(1)?, None);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn from_partition(bytes: &'a [u8], origin: u64) -> Result<Self> {
         let mut c = Cursor::with_origin(bytes, origin);
         let arity_at = c.position();

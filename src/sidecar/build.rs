@@ -86,6 +86,37 @@ pub struct SidecarBuilder {
 
 impl SidecarBuilder {
     /// Begins a sidecar for a manifest whose Avro header is `avro_header`.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{
+    ///     BuildSettings, EntryCoverage, ManifestFacts, Query, RowRanges, Sidecar, SidecarBuilder,
+    /// };
+    /// let mut header = b"Obj\x01".to_vec();
+    /// header.resize(21, 0); // the manifest's Avro header
+    /// let unpartitioned = [0u8; 12];
+    /// let mut b = SidecarBuilder::new(BuildSettings::default(), &header);
+    /// // Two blocks: [21, 121) holds rows 0..=19, [121, 221) rows 100..=119.
+    /// for (offset, first_row) in [(21, 0), (121, 100)] {
+    ///     b.begin_block(offset, 100)?;
+    ///     for first in [first_row, first_row + 10] {
+    ///         b.add(EntryCoverage {
+    ///             partition: Some(&unpartitioned),
+    ///             bucket: Some(0),
+    ///             total_buckets: Some(1),
+    ///             first_row_id: Some(first),
+    ///             row_count: 10,
+    ///         })?;
+    ///     }
+    ///     b.end_block()?;
+    /// }
+    /// let bytes = b.finish(221)?.expect("write is on");
+    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 221, entries: 4 })?;
+    /// let mut rows = [(105, 105)];
+    /// let query = Query::new().rows(RowRanges::normalize(&mut rows));
+    /// let picked: Vec<u32> = sidecar.select(&query).map(|b| b.map(|b| b.id)).collect::<Result<_, _>>()?;
+    /// assert_eq!(picked, [1]);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn new(settings: BuildSettings, avro_header: &[u8]) -> Self {
         SidecarBuilder {
             settings,

@@ -76,6 +76,9 @@ pub const ENCODING_V1: u8 = 1;
 const MAX_INT: u64 = i32::MAX as u64;
 /// Bound on offsets, lengths and record counts (`long` fields).
 const MAX_LONG: u64 = i64::MAX as u64;
+/// Dictionaries larger than this are checked for duplicates by sorting (feature `alloc`).
+#[cfg(feature = "alloc")]
+const SORTED_UNIQUE_CHECK_ABOVE: u32 = 4096;
 
 /// The container layout of a sidecar (told apart by byte 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -251,8 +254,10 @@ impl<'a> Sidecar<'a> {
     /// header's end to `facts.length`, record counts summing to `facts.entries`) and the
     /// framing of every coverage payload. Delta streams are not decoded here.
     ///
-    /// Errors carry absolute file offsets. The duplicate-tuple check is quadratic in the
-    /// dictionary size (no allocation).
+    /// Errors carry absolute file offsets. The duplicate-tuple check allocates nothing for
+    /// dictionaries of up to 4096 tuples (a stack hash filter, about linear); larger ones are
+    /// sorted (feature `alloc`: 32 bytes a tuple, O(n log n)) or, without `alloc`, compared
+    /// pairwise (quadratic).
     pub fn validate(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
         Self::validate_inner(bytes, Some(facts))
     }
@@ -266,6 +271,16 @@ impl<'a> Sidecar<'a> {
     }
 
     /// The layout of `bytes` (from magic and byte 4), without validating anything else.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{Layout, Sidecar};
+    /// use lakecore::ErrorKind;
+    /// assert_eq!(Sidecar::detect_layout(b"PMSC\x01...")?, Layout::Compact);
+    /// assert_eq!(Sidecar::detect_layout(b"PMSC\x00\x00\x00\x01")?, Layout::Fixed);
+    /// assert_eq!(Sidecar::detect_layout(b"PMS").unwrap_err().kind, ErrorKind::Truncated);
+    /// assert_eq!(Sidecar::detect_layout(b"AVRO\x01").unwrap_err().kind, ErrorKind::BadMagic);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn detect_layout(bytes: &[u8]) -> Result<Layout> {
         let magic = bytes
             .first_chunk::<4>()
@@ -285,6 +300,22 @@ impl<'a> Sidecar<'a> {
     /// structure is walked on the caller's (for large sidecars the walk then costs no wall
     /// time next to the hash). Results and error precedence are those of `validate`: a
     /// checksum mismatch wins over any structural error.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// use lakecore::ErrorKind;
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let facts = ManifestFacts { length: 457, entries: 7 };
+    /// let view = Sidecar::validate_parallel(&bytes, facts)?;
+    /// assert_eq!(view.block_count(), 3);
+    /// let mut bad = bytes.clone();
+    /// bad[100] ^= 1;
+    /// let e = Sidecar::validate_parallel(&bad, facts).unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::ChecksumMismatch, bytes.len() as u64 - 4));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     #[cfg(feature = "std")]
     pub fn validate_parallel(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
         let (layout, body, stored) = Self::split(bytes)?;
@@ -471,8 +502,15 @@ impl<'a> Sidecar<'a> {
 
     /// No tuple appears twice. A 16 Kibit stack filter of tuple hashes sends only possible
     /// repeats to an exact comparison with the earlier tuples, so typical dictionaries (up to
-    /// a few thousand tuples) are checked in about linear time without allocating.
+    /// a few thousand tuples) are checked in about linear time without allocating. Larger
+    /// dictionaries saturate the filter and would make this quadratic (100,000 tuples took
+    /// 18 s): with feature `alloc` they are checked by sorting instead
+    /// ([`check_unique_sorted`](Self::check_unique_sorted)).
     fn check_unique_partitions(&self) -> Result<()> {
+        #[cfg(feature = "alloc")]
+        if self.partition_count > SORTED_UNIQUE_CHECK_ABOVE {
+            return self.check_unique_sorted();
+        }
         const WORDS: usize = 256;
         let mut seen = [0u64; WORDS];
         for (index, (at, tuple)) in self.partitions_with_offsets().enumerate() {
@@ -495,6 +533,35 @@ impl<'a> Sidecar<'a> {
             *slot |= mask;
         }
         Ok(())
+    }
+
+    /// The large-dictionary duplicate check: sorts `(tuple, index)` (32 bytes a tuple,
+    /// reserved with `try_reserve_exact`: [`ErrorKind::LimitExceeded`] at the dictionary when
+    /// that fails) and compares neighbours, in O(n log n). Reports the same error as the
+    /// filter path: [`ErrorKind::Duplicate`] at the lowest-indexed tuple equal to an earlier one.
+    #[cfg(feature = "alloc")]
+    fn check_unique_sorted(&self) -> Result<()> {
+        let n = usize::try_from(self.partition_count)
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, self.dictionary_at))?;
+        let mut tuples: alloc::vec::Vec<(&'a [u8], u32, u64)> = alloc::vec::Vec::new();
+        tuples
+            .try_reserve_exact(n)
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, self.dictionary_at))?;
+        for (index, (at, tuple)) in (0u32..).zip(self.partitions_with_offsets()) {
+            tuples.push((tuple, index, at));
+        }
+        tuples.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+        let first_repeat = tuples
+            .windows(2)
+            .filter_map(|w| match w {
+                [a, b] if a.0 == b.0 => Some((b.1, b.2)),
+                _ => None,
+            })
+            .min();
+        match first_repeat {
+            Some((_, at)) => Err(Error::new(ErrorKind::Duplicate, at)),
+            None => Ok(()),
+        }
     }
 
     /// The whole sidecar file, trailer included.
@@ -571,6 +638,20 @@ impl<'a> Sidecar<'a> {
     /// An O(1) index of the dictionary for any tuple sizes: the start of every tuple is
     /// recorded in `scratch` (at least [`partition_count`](Self::partition_count) long;
     /// [`ErrorKind::LimitExceeded`] otherwise).
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// let mut scratch = [(0u32, 0u32); 16]; // caller memory: no allocation
+    /// let index = sidecar.partition_index(&mut scratch)?;
+    /// assert_eq!(index.len(), 2);
+    /// assert_eq!(index.get(1), sidecar.partition(1));
+    /// assert_eq!(index.get(2), None);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn partition_index<'s>(
         &self,
         scratch: &'s mut [(u32, u32)],
@@ -775,6 +856,23 @@ impl<'a> Block<'a> {
     }
 
     /// The partition IDs of the block's entries, or `None` when unavailable.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// // Block 0: entries (rows 0..=9, a, 1/4), (rows 5..=9, a, 1/4), (rows 20..=24, b, 1/8).
+    /// let block = sidecar.blocks().next().unwrap();
+    /// let ids: Vec<u32> = block.partition_ids().unwrap().collect::<Result<_, _>>()?;
+    /// assert_eq!(ids, [0, 1]);
+    /// let rows: Vec<(u64, u64)> = block.row_ids().unwrap().collect::<Result<_, _>>()?;
+    /// assert_eq!(rows, [(0, 9), (20, 24)]);
+    /// let buckets: Vec<(i32, i32)> = block.buckets().unwrap().collect::<Result<_, _>>()?;
+    /// assert_eq!(buckets, [(1, 4), (1, 8)]);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     pub fn partition_ids(&self) -> Option<PartitionIds<'a>> {
         self.try_partition_ids().ok().flatten()
     }
@@ -791,6 +889,18 @@ impl<'a> Block<'a> {
 
     /// The envelope `[min, max]` of the block's row IDs, read without decoding any delta;
     /// `None` when unavailable.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// let envelopes: Vec<_> = sidecar.blocks().map(|b| b.row_id_envelope()).collect();
+    /// assert_eq!(envelopes[0], Some((0, 24)));
+    /// assert_eq!(envelopes[2], Some((20, i64::MAX as u64)));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
     #[inline]
     pub fn row_id_envelope(&self) -> Option<(u64, u64)> {
         let [_, f, _] = self.frames;
