@@ -171,6 +171,40 @@ fn json_equals_the_library_plan() {
 }
 
 #[test]
+fn no_sidecars_reads_everything_and_finds_the_same_files() {
+    for case in cases() {
+        let dir = table(case.table);
+        let mut args = vec!["scan", dir.to_str().unwrap(), "--json"];
+        args.extend_from_slice(case.args);
+        let with = lakecore(&args);
+        args.push("--no-sidecars");
+        let without = lakecore(&args);
+        assert!(
+            with.status.success() && without.status.success(),
+            "{args:?}"
+        );
+        let with: serde_json::Value = serde_json::from_slice(&with.stdout).unwrap();
+        let without: serde_json::Value = serde_json::from_slice(&without.stdout).unwrap();
+        let set = |v: &serde_json::Value| {
+            v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<BTreeSet<_>>()
+        };
+        assert_eq!(set(&with), set(&without), "{args:?}");
+        assert_eq!(without["manifests_with_sidecar"], 0);
+        assert_eq!(without["blocks_read"], without["blocks_total"]);
+        assert_eq!(
+            without["manifest_bytes_read"],
+            without["manifest_bytes_total"]
+        );
+        assert_eq!(with["blocks_total"], without["blocks_total"]);
+    }
+}
+
+#[test]
 fn report_names_the_counts() {
     let dir = table("sc.db/bucket4_rs");
     let out = lakecore(&["scan", dir.to_str().unwrap(), "--bucket", "2/4"]);
