@@ -283,3 +283,46 @@ fn invalid_tables_and_queries_fail_with_one_line() {
     assert!(err.contains("invalid input"), "{err}");
     fs::remove_dir_all(&tmp).unwrap();
 }
+
+#[test]
+fn demo_scans_a_generated_table_and_keeps_it_on_request() {
+    let keep = std::env::temp_dir().join(format!("lakecore-demo-keep-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&keep);
+    let out = lakecore(&[
+        "demo",
+        "--values",
+        "1000",
+        "--manifests",
+        "20",
+        "--keep",
+        keep.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("== table scan: a generated Paimon table with 20 manifests"));
+    assert_eq!(
+        text.matches("(same as full read: true)").count(),
+        5,
+        "{text}"
+    );
+    assert!(text.contains("== summary"));
+    // The kept table is a table `lakecore scan` reads, with every manifest's sidecar.
+    let scan = lakecore(&["scan", keep.to_str().unwrap(), "--json"]);
+    assert!(scan.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    assert_eq!(v["manifests"], 20);
+    assert_eq!(v["manifests_with_sidecar"], 20);
+    let plan = Table::open(&keep)
+        .unwrap()
+        .plan(None, &ScanQuery::default())
+        .unwrap();
+    assert_eq!(String::from_utf8(scan.stdout).unwrap(), expected(&plan));
+    // An existing directory is refused rather than overwritten.
+    let again = lakecore(&["demo", "--manifests", "1", "--keep", keep.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    fs::remove_dir_all(&keep).unwrap();
+}
