@@ -152,13 +152,17 @@ fn table_scan(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> C
         "each query runs twice: through the sidecars (select the Avro blocks, read only those) and with them switched off (read every manifest in full), best of two runs each:"
     );
     let table = Table::open(&dir).map_err(crate::scan::failure)?;
-    let day = table_gen::day_text(spec.days / 2);
+    // A partition that has data: the one of the middle entry.
+    let (day, hour) = generated
+        .entries
+        .get(generated.entries.len() / 2)
+        .map_or_else(|| (table_gen::day_text(0), 0), |e| (e.dt.clone(), e.hr));
     let row_a = (generated.rows / 2).max(0) as u64;
     let queries: Vec<(String, ScanQuery)> = vec![
         (
-            format!("--partition dt={day},hr=12"),
+            format!("--partition dt={day},hr={hour}"),
             ScanQuery {
-                partition: vec![("dt".into(), day.clone()), ("hr".into(), "12".into())],
+                partition: vec![("dt".into(), day.clone()), ("hr".into(), hour.to_string())],
                 ..ScanQuery::default()
             },
         ),
@@ -239,7 +243,7 @@ fn table_scan(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> C
     }
     if keep.is_some() {
         println!(
-            "kept: {} (try `lakecore scan {} --partition dt={day},hr=12`)",
+            "kept: {} (try `lakecore scan {} --partition dt={day},hr={hour}`)",
             dir.display(),
             dir.display()
         );
