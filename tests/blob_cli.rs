@@ -224,7 +224,7 @@ fn invalid_input_exits_2_with_one_line() {
 
 #[test]
 fn demo_prints_the_blob_section() {
-    let out = run(&["demo", "--values", "1000"]);
+    let out = run(&["demo", "--values", "1000", "--manifests", "20"]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("== blob: three partial-update layers of 1000000 rows"));

@@ -171,6 +171,40 @@ fn json_equals_the_library_plan() {
 }
 
 #[test]
+fn no_sidecars_reads_everything_and_finds_the_same_files() {
+    for case in cases() {
+        let dir = table(case.table);
+        let mut args = vec!["scan", dir.to_str().unwrap(), "--json"];
+        args.extend_from_slice(case.args);
+        let with = lakecore(&args);
+        args.push("--no-sidecars");
+        let without = lakecore(&args);
+        assert!(
+            with.status.success() && without.status.success(),
+            "{args:?}"
+        );
+        let with: serde_json::Value = serde_json::from_slice(&with.stdout).unwrap();
+        let without: serde_json::Value = serde_json::from_slice(&without.stdout).unwrap();
+        let set = |v: &serde_json::Value| {
+            v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<BTreeSet<_>>()
+        };
+        assert_eq!(set(&with), set(&without), "{args:?}");
+        assert_eq!(without["manifests_with_sidecar"], 0);
+        assert_eq!(without["blocks_read"], without["blocks_total"]);
+        assert_eq!(
+            without["manifest_bytes_read"],
+            without["manifest_bytes_total"]
+        );
+        assert_eq!(with["blocks_total"], without["blocks_total"]);
+    }
+}
+
+#[test]
 fn report_names_the_counts() {
     let dir = table("sc.db/bucket4_rs");
     let out = lakecore(&["scan", dir.to_str().unwrap(), "--bucket", "2/4"]);
@@ -248,4 +282,47 @@ fn invalid_tables_and_queries_fail_with_one_line() {
     assert!(err.contains(&victim), "{err}");
     assert!(err.contains("invalid input"), "{err}");
     fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn demo_scans_a_generated_table_and_keeps_it_on_request() {
+    let keep = std::env::temp_dir().join(format!("lakecore-demo-keep-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&keep);
+    let out = lakecore(&[
+        "demo",
+        "--values",
+        "1000",
+        "--manifests",
+        "20",
+        "--keep",
+        keep.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("== table scan: a generated Paimon table with 20 manifests"));
+    assert_eq!(
+        text.matches("(same as full read: true)").count(),
+        5,
+        "{text}"
+    );
+    assert!(text.contains("== summary"));
+    // The kept table is a table `lakecore scan` reads, with every manifest's sidecar.
+    let scan = lakecore(&["scan", keep.to_str().unwrap(), "--json"]);
+    assert!(scan.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    assert_eq!(v["manifests"], 20);
+    assert_eq!(v["manifests_with_sidecar"], 20);
+    let plan = Table::open(&keep)
+        .unwrap()
+        .plan(None, &ScanQuery::default())
+        .unwrap();
+    assert_eq!(String::from_utf8(scan.stdout).unwrap(), expected(&plan));
+    // An existing directory is refused rather than overwritten.
+    let again = lakecore(&["demo", "--manifests", "1", "--keep", keep.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    fs::remove_dir_all(&keep).unwrap();
 }

@@ -342,7 +342,13 @@ fn build_reproduces_published_sidecars_and_fixed_selects_the_same() {
 
 #[test]
 fn demo_runs_the_sidecar_section() {
-    let out = stdout(&lakecore(&["demo", "--values", "1000"]));
+    let out = stdout(&lakecore(&[
+        "demo",
+        "--values",
+        "1000",
+        "--manifests",
+        "20",
+    ]));
     assert!(out.contains("== sidecar"));
     assert!(out.contains("select row id point"));
 }

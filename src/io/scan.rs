@@ -126,6 +126,22 @@ pub struct ScanQuery {
     pub partition: Vec<(String, String)>,
 }
 
+/// How a scan reads manifests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// The sidecar `read` switch (on by default). Off: every manifest is read in full and
+    /// no sidecar is opened ([`ManifestRead::SidecarsOff`]); the live files are the same.
+    pub read_sidecars: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            read_sidecars: true,
+        }
+    }
+}
+
 /// The type of a partition key, from the schema's type string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartitionType {
@@ -572,6 +588,33 @@ impl Table {
         snapshot: Option<u64>,
         query: &ScanQuery,
     ) -> Result<PreparedScan, ScanError> {
+        self.prepare_with(snapshot, query, ScanOptions::default())
+    }
+
+    /// [`prepare`](Self::prepare) with explicit [`ScanOptions`], e.g. sidecars switched
+    /// off to compare with a full read.
+    ///
+    /// ```
+    /// use lakecore::io::scan::{ManifestRead, ScanOptions, ScanQuery, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
+    /// let table = Table::open(dir)?;
+    /// let query = ScanQuery { buckets: Some(vec![(1, Some(4))]), ..ScanQuery::default() };
+    /// let off = ScanOptions { read_sidecars: false };
+    /// let full = table.plan_with(None, &query, off)?;
+    /// assert_eq!(full.files, table.plan(None, &query)?.files);
+    /// assert_eq!(full.stats.manifests_with_sidecar, 0);
+    /// assert_eq!(full.stats.blocks_read, full.stats.blocks_total);
+    /// let prepared = table.prepare_with(None, &query, off)?;
+    /// let first = prepared.scan_manifest(&prepared.manifests()[0])?;
+    /// assert_eq!(first.read, ManifestRead::SidecarsOff);
+    /// # Ok::<(), lakecore::io::scan::ScanError>(())
+    /// ```
+    pub fn prepare_with(
+        &self,
+        snapshot: Option<u64>,
+        query: &ScanQuery,
+        options: ScanOptions,
+    ) -> Result<PreparedScan, ScanError> {
         let id = match snapshot {
             Some(id) => Some(id),
             None => self.latest_snapshot_id()?,
@@ -582,6 +625,7 @@ impl Table {
                 snapshot: None,
                 manifests: Vec::new(),
                 query: Compiled::default(),
+                options,
             });
         };
         let snap = self.snapshot(id)?;
@@ -625,6 +669,7 @@ impl Table {
                 buckets: query.buckets.clone(),
                 partition,
             },
+            options,
         })
     }
 
@@ -645,7 +690,18 @@ impl Table {
     /// # Ok::<(), lakecore::io::scan::ScanError>(())
     /// ```
     pub fn plan(&self, snapshot: Option<u64>, query: &ScanQuery) -> Result<ScanPlan, ScanError> {
-        let prepared = self.prepare(snapshot, query)?;
+        self.plan_with(snapshot, query, ScanOptions::default())
+    }
+
+    /// [`plan`](Self::plan) with explicit [`ScanOptions`] (see
+    /// [`prepare_with`](Self::prepare_with)).
+    pub fn plan_with(
+        &self,
+        snapshot: Option<u64>,
+        query: &ScanQuery,
+        options: ScanOptions,
+    ) -> Result<ScanPlan, ScanError> {
+        let prepared = self.prepare_with(snapshot, query, options)?;
         let scans = prepared
             .manifests()
             .iter()
@@ -662,6 +718,8 @@ pub enum ManifestRead {
     Sidecar,
     /// In full: no sidecar referenced.
     NoSidecar,
+    /// In full: sidecars switched off ([`ScanOptions::read_sidecars`]).
+    SidecarsOff,
     /// In full: the sidecar could not be read.
     SidecarUnreadable,
     /// In full: the sidecar is invalid (or disagrees with the manifest); the error found.
@@ -766,6 +824,7 @@ pub struct PreparedScan {
     snapshot: Option<Snapshot>,
     manifests: Vec<ManifestFileMeta>,
     query: Compiled,
+    options: ScanOptions,
 }
 
 fn entry_error(blocks: &[SelectedBlock], e: &ManifestEntry) -> Error {
@@ -777,6 +836,11 @@ impl PreparedScan {
     /// The snapshot (`None` for a table without snapshots).
     pub fn snapshot(&self) -> Option<&Snapshot> {
         self.snapshot.as_ref()
+    }
+
+    /// The options the scan was prepared with.
+    pub fn options(&self) -> ScanOptions {
+        self.options
     }
 
     /// The manifests to scan, in order.
@@ -801,9 +865,16 @@ impl PreparedScan {
                 .and_then(|(a, d)| a.checked_add(d))
                 .unwrap_or(u64::MAX),
         };
-        let read = match read_sidecar(&dir, &meta.extra_files, facts, true, None) {
+        let read = match read_sidecar(
+            &dir,
+            &meta.extra_files,
+            facts,
+            self.options.read_sidecars,
+            None,
+        ) {
             Err(e) => return Err(io_err(&path)(e)),
-            Ok(Err(NoSidecar::Absent | NoSidecar::Disabled)) => ManifestRead::NoSidecar,
+            Ok(Err(NoSidecar::Disabled)) => ManifestRead::SidecarsOff,
+            Ok(Err(NoSidecar::Absent)) => ManifestRead::NoSidecar,
             Ok(Err(NoSidecar::Io(_))) => ManifestRead::SidecarUnreadable,
             Ok(Err(NoSidecar::Invalid(e))) => ManifestRead::SidecarInvalid(e),
             Ok(Ok(sidecar)) => match self.through_sidecar(manifest, &sidecar) {
@@ -952,7 +1023,7 @@ impl PreparedScan {
                 ManifestRead::SidecarInvalid(_) | ManifestRead::SidecarUnreadable => {
                     stats.manifests_sidecar_invalid += 1
                 }
-                ManifestRead::NoSidecar => {}
+                ManifestRead::NoSidecar | ManifestRead::SidecarsOff => {}
             }
             stats.blocks_total = stats.blocks_total.saturating_add(scan.blocks_total);
             stats.blocks_read = stats.blocks_read.saturating_add(scan.blocks_read);

@@ -209,7 +209,7 @@ pub fn placement(f: &ModularFooter<'_>, column: u32, json: bool) -> lakecore::Re
 
 /// Demo section: convert a generated wide file, then read one column's placement from the
 /// modular footer and from a full decode of the standard footer by the `parquet` crate.
-pub fn demo() -> CliResult {
+pub fn demo(summary: &mut crate::demo::Summary) -> CliResult {
     use std::hint::black_box;
     use std::time::Instant;
     let (columns, row_groups) = (5_000usize, 10usize);
@@ -266,9 +266,25 @@ pub fn demo() -> CliResult {
         projected * 1e6,
         full / projected.max(1e-12)
     );
+    let (mut first, mut last, mut compressed) = (u64::MAX, 0u64, 0u64);
+    for g in 0..footer.num_row_groups() {
+        let p = footer
+            .chunk_placement(column, g)
+            .map_err(|e| Failure::invalid("demo", e))?;
+        first = first.min(p.data_page_offset);
+        last = last.max(p.data_page_offset);
+        compressed += p.total_compressed_size;
+    }
     println!(
-        "{}",
-        placement(&footer, column, true).map_err(|e| Failure::invalid("demo", e))?
+        "column {column}: {} chunks, data pages at bytes {first}..={last}, {compressed} compressed bytes (`lakecore footer` prints them all)",
+        footer.num_row_groups()
     );
+    summary.push(format!(
+        "footer: one column's placement {:.2} us from the modular footer vs {:.0} us decoding the standard one ({:.0}x), footer {:.2}x the size",
+        projected * 1e6,
+        full * 1e6,
+        full / projected.max(1e-12),
+        meta as f64 / len as f64
+    ));
     Ok(())
 }

@@ -9,6 +9,7 @@ mod demo;
 mod footer;
 mod scan;
 mod sidecar;
+mod table_gen;
 mod util;
 
 use clap::{Parser, Subcommand};

@@ -6,7 +6,8 @@
 use crate::util::{parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakecore::io::scan::{
-    DataFile, PartitionType, ScanError, ScanPlan, ScanQuery, Table, TableSchema,
+    DataFile, ManifestScan, PartitionType, PreparedScan, ScanError, ScanOptions, ScanPlan,
+    ScanQuery, Table, TableSchema,
 };
 use lakecore::sidecar::BinaryRow;
 use rayon::prelude::*;
@@ -49,6 +50,9 @@ pub struct Args {
     /// Partition values: `key=value[,key=value]` (all must hold; repeatable).
     #[arg(long, value_name = "key=value[,key=value]")]
     partition: Vec<String>,
+    /// Ignore the sidecars (the `read` switch off): read every manifest in full.
+    #[arg(long)]
+    no_sidecars: bool,
     /// Print the JSON document instead of the report.
     #[arg(long)]
     json: bool,
@@ -101,7 +105,7 @@ fn query_of(args: &Args) -> Result<ScanQuery, Failure> {
     })
 }
 
-fn failure(e: ScanError) -> Failure {
+pub(crate) fn failure(e: ScanError) -> Failure {
     match e {
         ScanError::Io { path, error } => Failure::io(path.display(), error),
         ScanError::Invalid { path, error } => Failure::invalid(path.display(), error),
@@ -109,13 +113,13 @@ fn failure(e: ScanError) -> Failure {
     }
 }
 
-/// Runs `lakecore scan`.
-pub fn run(args: &Args) -> CliResult {
-    let query = query_of(args)?;
-    let table = Table::open(&args.table_dir).map_err(failure)?;
-    let prepared = table.prepare(args.snapshot, &query).map_err(failure)?;
+/// Scans every manifest of `prepared` in parallel (rayon), results in manifest order; with
+/// `progress`, a progress bar appears on stderr once the work takes long.
+pub(crate) fn scan_parallel(
+    prepared: &PreparedScan,
+    progress: bool,
+) -> Result<Vec<ManifestScan>, ScanError> {
     let manifests = prepared.manifests();
-
     let bar =
         ProgressBar::with_draw_target(Some(manifests.len() as u64), ProgressDrawTarget::hidden());
     bar.set_style(
@@ -129,9 +133,7 @@ pub fn run(args: &Args) -> CliResult {
         .map(|m| {
             let scan = prepared.scan_manifest(m);
             bar.inc(1);
-            if !args.json
-                && start.elapsed() > PROGRESS_AFTER
-                && !shown.swap(true, Ordering::Relaxed)
+            if progress && start.elapsed() > PROGRESS_AFTER && !shown.swap(true, Ordering::Relaxed)
             {
                 bar.set_draw_target(ProgressDrawTarget::stderr());
             }
@@ -139,6 +141,20 @@ pub fn run(args: &Args) -> CliResult {
         })
         .collect::<Result<Vec<_>, _>>();
     bar.finish_and_clear();
+    scans
+}
+
+/// Runs `lakecore scan`.
+pub fn run(args: &Args) -> CliResult {
+    let query = query_of(args)?;
+    let table = Table::open(&args.table_dir).map_err(failure)?;
+    let options = ScanOptions {
+        read_sidecars: !args.no_sidecars,
+    };
+    let prepared = table
+        .prepare_with(args.snapshot, &query, options)
+        .map_err(failure)?;
+    let scans = scan_parallel(&prepared, !args.json);
     let plan = prepared.finish(scans.map_err(failure)?);
 
     if args.json {
@@ -260,6 +276,21 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
         );
     }
     let full = s.manifests - s.manifests_with_sidecar;
+    if args.no_sidecars {
+        println!(
+            "manifests: {} (sidecars switched off: all read in full)",
+            s.manifests
+        );
+        println!(
+            "read: {} of {} blocks, {} of {} manifest bytes; {} entries matched",
+            s.blocks_read,
+            s.blocks_total,
+            s.manifest_bytes_read,
+            s.manifest_bytes_total,
+            s.entries_matched
+        );
+        return;
+    }
     println!(
         "manifests: {} ({} through sidecars, {} read in full: {} without sidecar, {} with an invalid or unreadable sidecar)",
         s.manifests,

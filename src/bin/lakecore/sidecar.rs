@@ -373,7 +373,7 @@ fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Pa
 
 /// The demo section: a synthetic manifest (real Avro, many blocks), its sidecars in both
 /// layouts, mapped from disk, and timed selections.
-pub fn demo(entries: usize, per_block: usize) -> CliResult {
+pub fn demo(entries: usize, per_block: usize, summary: &mut crate::demo::Summary) -> CliResult {
     use crate::demo::Rng;
     use apache_avro::types::Value;
     println!("\n== sidecar: synthetic manifest, {entries} entries, {per_block} per block");
@@ -464,6 +464,14 @@ pub fn demo(entries: usize, per_block: usize) -> CliResult {
         let t = Instant::now();
         let s = Sidecar::validate(&map, facts).map_err(|e| Failure::invalid(path.display(), e))?;
         let validate_us = t.elapsed().as_secs_f64() * 1e6;
+        if layout == Layout::Compact {
+            summary.push(format!(
+                "sidecar: {} layout {:.1}% of a {} kB manifest, mapped + validated in {validate_us:.0} µs",
+                layout.name(),
+                100.0 * map.len() as f64 / manifest.len() as f64,
+                manifest.len() / 1024
+            ));
+        }
         println!(
             "{:>7} sidecar: {} bytes ({:.1}% of the manifest), built in {:.1} ms, mapped + validated in {:.0} µs",
             layout.name(),
