@@ -1,49 +1,17 @@
 //! Validate, iterate, select, verify, nested views, descriptors and the fallback merge
 //! allocate nothing (a counting global allocator, counted per thread).
-#![allow(
-    missing_docs,
-    unsafe_code,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
 use lakecore::blob::{
     BlobArray, BlobDescriptor, BlobFile, BlobMap, BlobWriter, FallbackMerge, LayerFile,
     MergeOptions, Row, RowRange,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards to the system allocator; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> usize {
-    ALLOCATIONS.with(Cell::get)
+fn allocations() -> u64 {
+    counting_alloc::calls()
 }
 
 fn layer(rows: u64, seq: u64, placeholder_every: u64) -> Vec<u8> {

@@ -1,9 +1,4 @@
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    unsafe_code
-)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "alloc")]
 //! No allocation on the footer's validate and access paths (counting global allocator).
 
@@ -11,44 +6,12 @@ mod footer_support;
 
 use footer_support::{build, random_input};
 use lakecore::footer::ModularFooter;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
-struct Counting;
-
-thread_local! {
-    // Per thread, so the test harness's own threads do not count.
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+fn allocations() -> u64 {
+    counting_alloc::calls()
 }
-
-fn count() {
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-fn allocations() -> usize {
-    ALLOCATIONS.with(Cell::get)
-}
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn open_validate_and_access_do_not_allocate() {

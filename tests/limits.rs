@@ -15,8 +15,8 @@
 //! builders that necessarily allocate (Avro schema parsing, the BLOB offsets table), only an
 //! amount bounded by the input's size.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 use lakecore::blob::{BlobArray, BlobFile, BlobMap};
 use lakecore::codec::checksum::{crc32, sha256};
@@ -25,71 +25,7 @@ use lakecore::footer::ModularFooter;
 use lakecore::sidecar::{BuildSettings, ManifestFacts, Sidecar};
 use lakecore::{Error, ErrorKind};
 
-// ---------------------------------------------------------------------------------------
-// Counting allocator
-// ---------------------------------------------------------------------------------------
-
-struct Counting;
-
-thread_local! {
-    static CALLS: Cell<u64> = const { Cell::new(0) };
-    static BYTES: Cell<u64> = const { Cell::new(0) };
-    static LARGEST: Cell<u64> = const { Cell::new(0) };
-}
-
-fn record(size: usize) {
-    // `try_with`: the thread-local may already be gone while a thread shuts down.
-    let _ = CALLS.try_with(|c| c.set(c.get() + 1));
-    let _ = BYTES.try_with(|c| c.set(c.get() + size as u64));
-    let _ = LARGEST.try_with(|c| c.set(c.get().max(size as u64)));
-}
-
-// SAFETY: every method forwards to the system allocator unchanged; the counters are
-// thread-local `Cell`s with const initialisers, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record(layout.size());
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record(layout.size());
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record(new_size);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// What one measured call allocated on this thread.
-#[derive(Clone, Copy, Debug)]
-struct Allocs {
-    calls: u64,
-    bytes: u64,
-    largest: u64,
-}
-
-fn measure<R>(f: impl FnOnce() -> R) -> (R, Allocs) {
-    let before = (CALLS.get(), BYTES.get());
-    LARGEST.set(0);
-    let r = f();
-    let allocs = Allocs {
-        calls: CALLS.get() - before.0,
-        bytes: BYTES.get() - before.1,
-        largest: LARGEST.get(),
-    };
-    (r, allocs)
-}
+use counting_alloc::measure;
 
 /// Runs `f`, which must fail with `kind` at `offset` and allocate nothing.
 #[track_caller]

@@ -1,10 +1,5 @@
 //! Validation, coverage walks and selection allocate nothing (counting global allocator).
-#![allow(
-    missing_docs,
-    unsafe_code,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
 #[path = "sidecar_common/mod.rs"]
@@ -12,33 +7,8 @@ mod common;
 
 use common::*;
 use lakecore::sidecar::{BinaryRow, ManifestFacts, Query, RowRanges, Sidecar};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged, only counting calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 /// Everything a scan does with a sidecar, on stack memory only; returns a checksum of the
 /// results so nothing is optimised away.
@@ -117,9 +87,9 @@ fn validate_walk_and_select_allocate_nothing() {
     ));
     let mut total = 0;
     for (bytes, facts) in &inputs {
-        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        let before = counting_alloc::calls();
         total += scan(bytes, *facts);
-        let after = ALLOCATIONS.load(Ordering::SeqCst);
+        let after = counting_alloc::calls();
         assert_eq!(after - before, 0, "allocations during a scan");
     }
     assert!(total > 0);

@@ -1,6 +1,6 @@
 //! The only module that knows about CPUs: kernel tiers and their dispatch.
 //!
-//! Every kernel has a scalar reference in [`scalar`]; ISA tiers (`x86_64`: AVX2, AVX-512;
+//! Every kernel has a scalar reference in `scalar`; ISA tiers (`x86_64`: AVX2, AVX-512;
 //! `aarch64`: NEON) add faster versions that must agree with it on every input, including
 //! the error kind and offset for bad input. Dispatch order:
 //!
