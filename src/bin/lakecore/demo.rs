@@ -312,7 +312,8 @@ fn codecs(n: usize, summary: &mut Summary) -> CliResult {
     let lazy = start.elapsed().as_secs_f64();
     black_box(sum);
 
-    let mut out = vec![0u64; n];
+    // Filled, not zeroed: a zeroed Vec is lazily mapped, and page faults would be timed.
+    let mut out = vec![u64::MAX; n];
     let start = Instant::now();
     let mut it = DeltaIter::new(&stream, 0, VarintFormat::SIDECAR).with_count(n as u64);
     it.decode_into(&mut out)
@@ -331,7 +332,7 @@ fn codecs(n: usize, summary: &mut Summary) -> CliResult {
         .map_err(|e| crate::util::Failure::invalid("demo", e))?;
     let view =
         BitPacked::new(&packed, width, n).map_err(|e| crate::util::Failure::invalid("demo", e))?;
-    let mut unpacked = vec![0u64; n];
+    let mut unpacked = vec![u64::MAX; n];
     let start = Instant::now();
     view.unpack_u64(0, &mut unpacked)
         .map_err(|e| crate::util::Failure::invalid("demo", e))?;
