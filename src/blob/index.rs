@@ -9,8 +9,11 @@
 use crate::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
 use crate::error::{off, Error, ErrorKind, Result};
 
-/// Entries decoded per bulk call.
+/// Entries decoded per bulk call by the buffered reader.
 const CHUNK: usize = 64;
+
+/// Entries decoded per bulk call by the validating scan (a stack buffer of 8 KiB).
+const SCAN_CHUNK: usize = 1024;
 
 /// The varint format of every BLOB length index.
 pub(crate) const FORMAT: VarintFormat = VarintFormat::U64;
@@ -63,20 +66,27 @@ pub(crate) fn scan(
     let mut it = DeltaIter::zigzag(index, 0, FORMAT)
         .with_count(count)
         .with_origin(origin);
-    let mut buf = [0i64; CHUNK];
+    let mut buf = [0i64; SCAN_CHUNK];
     let mut scan = Scan::default();
+    // Every accepted entry is at most `limit`; below 2^52 a chunk's sum of at most
+    // `SCAN_CHUNK` (< 2^11) such entries cannot overflow `u64`, so the hot loop adds with
+    // wrapping arithmetic and checks the bound once per chunk.
+    let cap = i64::try_from(limit).unwrap_or(i64::MAX);
+    let fast = limit < (1 << 52);
     loop {
         let n = it.decode_into(&mut buf)?;
         if n == 0 {
             break;
         }
-        let mut bad = false;
-        for &v in buf.get(..n).unwrap_or_default() {
-            bad |= !rules.valid(v);
-            scan.nulls += u64::from(v == -1);
-            scan.placeholders += u64::from(v == -2);
-            scan.sum = scan.sum.saturating_add(v.max(0).unsigned_abs());
-        }
+        let chunk = buf.get(..n).unwrap_or_default();
+        let (bad, sum, nulls, placeholders) = if fast {
+            check_chunk(chunk, cap, rules)
+        } else {
+            check_chunk_wide(chunk, rules)
+        };
+        scan.nulls += nulls;
+        scan.placeholders += placeholders;
+        scan.sum = scan.sum.saturating_add(sum);
         if bad || scan.sum > limit {
             return Err(locate(index, origin, limit, rules));
         }
@@ -91,6 +101,60 @@ pub(crate) fn scan(
     }
     it.finish()?;
     Ok(scan)
+}
+
+/// Checks one chunk without a branch per entry: whether an entry breaks the rules or exceeds
+/// `cap`, the sum of the real lengths (exact when every entry is at most `cap < 2^52` and the
+/// chunk holds at most [`SCAN_CHUNK`] entries), NULL and placeholder counts.
+///
+/// Instead of classifying each entry, it keeps three extremes: the signed minimum (every
+/// negative entry must be -1, or -2 when placeholders are allowed), the signed maximum (at
+/// most `cap`) and the unsigned minimum (negative entries are above `2^63` as `u64`, so this
+/// is the smallest non-negative entry, which must be at least `min_real`). For a valid chunk
+/// the NULL and placeholder counts then follow from the number `k` of negative entries and
+/// the signed total `t = real - nulls - 2 * placeholders`.
+#[inline]
+fn check_chunk(chunk: &[i64], cap: i64, rules: Rules) -> (bool, u64, u64, u64) {
+    let mut smin = i64::MAX;
+    let mut smax = i64::MIN;
+    let mut umin = u64::MAX;
+    let mut total = 0u64;
+    let mut real = 0u64;
+    let mut negatives = 0u64;
+    for &v in chunk {
+        let u = v.cast_unsigned();
+        let neg = (v >> 63).cast_unsigned();
+        smin = smin.min(v);
+        smax = smax.max(v);
+        umin = umin.min(u);
+        total = total.wrapping_add(u);
+        real = real.wrapping_add(u & !neg);
+        negatives = negatives.wrapping_sub(neg);
+    }
+    let floor = if rules.placeholder { -2 } else { -1 };
+    let bad = smin < floor || smax > cap || umin < rules.min_real.cast_unsigned();
+    // real - total = nulls + 2 * placeholders; negatives = nulls + placeholders.
+    let weighted = real.wrapping_sub(total);
+    let placeholders = weighted.wrapping_sub(negatives);
+    let nulls = negatives.wrapping_sub(placeholders);
+    (bad, real, nulls, placeholders)
+}
+
+/// [`check_chunk`] for a limit of 2^52 or more: saturating sum.
+#[cold]
+#[inline(never)]
+fn check_chunk_wide(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
+    let mut bad = false;
+    let mut sum = 0u64;
+    let mut nulls = 0u64;
+    let mut placeholders = 0u64;
+    for &v in chunk {
+        bad |= !rules.valid(v);
+        nulls += u64::from(v == -1);
+        placeholders += u64::from(v == -2);
+        sum = sum.saturating_add(v.max(0).unsigned_abs());
+    }
+    (bad, sum, nulls, placeholders)
 }
 
 /// The cold path of [`scan`]: re-decodes one entry at a time to name the bad entry's offset.
