@@ -10,7 +10,7 @@ use crate::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// Entries decoded per bulk call by the buffered reader.
-const CHUNK: usize = 64;
+const CHUNK: usize = 128;
 
 /// Entries decoded per bulk call by the validating scan (a stack buffer of 8 KiB).
 const SCAN_CHUNK: usize = 1024;
@@ -220,8 +220,21 @@ impl<'a> Lengths<'a> {
     pub(crate) fn take_into(&mut self, out: &mut [i64]) -> usize {
         let mut filled = 0;
         while filled < out.len() {
-            if self.pos >= self.len && self.refill().is_none() {
-                break;
+            if self.pos >= self.len {
+                let dst = out.get_mut(filled..).unwrap_or_default();
+                if dst.len() >= CHUNK {
+                    // Buffer drained and a large request: decode straight into `out`.
+                    match self.it.decode_into(dst) {
+                        Ok(n) if n > 0 => {
+                            filled += n;
+                            continue;
+                        }
+                        _ => break,
+                    }
+                }
+                if self.refill().is_none() {
+                    break;
+                }
             }
             let avail = self.buf.get(self.pos..self.len).unwrap_or_default();
             let dst = out.get_mut(filled..).unwrap_or_default();

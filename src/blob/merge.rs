@@ -4,7 +4,7 @@
 //! row ID the newest layer that holds a value or an explicit NULL wins; placeholders and gaps
 //! (row IDs a layer does not cover) fall through to older layers.
 //!
-//! Rows are resolved in blocks of 64 selected row IDs: each layer in turn (newest first)
+//! Rows are resolved in blocks of 256 selected row IDs: each layer in turn (newest first)
 //! advances one forward cursor over the file covering the block and fills in the entries of
 //! rows still unresolved, without branching on the entries. A layer's index entries are
 //! decoded once whether or not a newer layer already won the row (the index is a delta
@@ -214,7 +214,7 @@ pub struct FallbackMerge<'f, 'a, const N: usize = DEFAULT_MAX_LAYERS> {
 
 /// Rows resolved per block: row IDs are selected first, then every layer (newest first)
 /// fills in the entries of the rows still unresolved, branch-free, then rows are emitted.
-const BLOCK: usize = 64;
+const BLOCK: usize = 256;
 
 /// Entry of a row no layer covers (yet).
 const GAP: i64 = i64::MIN;
