@@ -68,10 +68,8 @@ pub(crate) fn scan(
         .with_origin(origin);
     let mut buf = [0i64; SCAN_CHUNK];
     let mut scan = Scan::default();
-    // Every accepted entry is at most `limit`; below 2^52 a chunk's sum of at most
-    // `SCAN_CHUNK` (< 2^11) such entries cannot overflow `u64`, so the hot loop adds with
-    // wrapping arithmetic and checks the bound once per chunk.
-    let cap = i64::try_from(limit).unwrap_or(i64::MAX);
+    // Below 2^52 the branch-free chunk check applies (its sum is exact and any entry above
+    // the limit shows in it); the bound is checked once per chunk.
     let fast = limit < (1 << 52);
     loop {
         let n = it.decode_into(&mut buf)?;
@@ -80,7 +78,7 @@ pub(crate) fn scan(
         }
         let chunk = buf.get(..n).unwrap_or_default();
         let (bad, sum, nulls, placeholders) = if fast {
-            check_chunk(chunk, cap, rules)
+            check_chunk(chunk, rules)
         } else {
             check_chunk_wide(chunk, rules)
         };
@@ -103,36 +101,46 @@ pub(crate) fn scan(
     Ok(scan)
 }
 
-/// Checks one chunk without a branch per entry: whether an entry breaks the rules or exceeds
-/// `cap`, the sum of the real lengths (exact when every entry is at most `cap < 2^52` and the
-/// chunk holds at most [`SCAN_CHUNK`] entries), NULL and placeholder counts.
+/// Checks one chunk with only adds, shifts and bitwise operations per entry (no compare, so
+/// it vectorises even on baseline SSE2): whether an entry breaks the rules, the sum of the
+/// real lengths, NULL and placeholder counts. With `limit < 2^52` the caller's sum check
+/// then also rejects every entry above the limit.
 ///
-/// Instead of classifying each entry, it keeps three extremes: the signed minimum (every
-/// negative entry must be -1, or -2 when placeholders are allowed), the signed maximum (at
-/// most `cap`) and the unsigned minimum (negative entries are above `2^63` as `u64`, so this
-/// is the smallest non-negative entry, which must be at least `min_real`). For a valid chunk
-/// the NULL and placeholder counts then follow from the number `k` of negative entries and
-/// the signed total `t = real - nulls - 2 * placeholders`.
+/// * An entry is bad if it is below the floor (-1, or -2 with placeholders): `v + (-floor)`
+///   is negative; or if it is non-negative and below `min_real`: `(v - min_real) & !v` is
+///   negative. Both are OR-ed into one word whose sign bit is the verdict. (An entry within 2
+///   of `i64::MAX` also sets it; it is far above any fast-path limit anyway.)
+/// * Real lengths are summed in 32-bit halves, exact for up to 2^31 entries; negative entries
+///   are masked out through their sign.
+/// * For a valid chunk the NULL and placeholder counts follow from the number `k` of
+///   negative entries and the signed total `t = real - nulls - 2 * placeholders`.
 #[inline]
-fn check_chunk(chunk: &[i64], cap: i64, rules: Rules) -> (bool, u64, u64, u64) {
-    let mut smin = i64::MAX;
-    let mut smax = i64::MIN;
-    let mut umin = u64::MAX;
+fn check_chunk(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
+    let shift = if rules.placeholder { 2 } else { 1 };
+    let min_real = rules.min_real;
+    let mut flags = 0i64;
+    let mut lo = 0u64;
+    let mut hi = 0u64;
     let mut total = 0u64;
-    let mut real = 0u64;
     let mut negatives = 0u64;
     for &v in chunk {
         let u = v.cast_unsigned();
-        let neg = (v >> 63).cast_unsigned();
-        smin = smin.min(v);
-        smax = smax.max(v);
-        umin = umin.min(u);
+        let sign = u >> 63;
+        let keep = sign.wrapping_sub(1); // all ones for non-negative entries
+        let p = u & keep;
+        lo = lo.wrapping_add(p & 0xffff_ffff);
+        hi = hi.wrapping_add(p >> 32);
         total = total.wrapping_add(u);
-        real = real.wrapping_add(u & !neg);
-        negatives = negatives.wrapping_sub(neg);
+        negatives = negatives.wrapping_add(sign);
+        flags |= (v.wrapping_sub(min_real) & !v) | v.wrapping_add(shift);
     }
-    let floor = if rules.placeholder { -2 } else { -1 };
-    let bad = smin < floor || smax > cap || umin < rules.min_real.cast_unsigned();
+    // `hi < 2^41`: shifting it out of range means a sum far above any fast-path limit.
+    let real = if hi >> 32 == 0 {
+        (hi << 32).saturating_add(lo)
+    } else {
+        u64::MAX
+    };
+    let bad = flags < 0;
     // real - total = nulls + 2 * placeholders; negatives = nulls + placeholders.
     let weighted = real.wrapping_sub(total);
     let placeholders = weighted.wrapping_sub(negatives);
@@ -268,6 +276,54 @@ mod tests {
         min_real: 16,
         placeholder: true,
     };
+
+    /// The branch-free chunk check against a per-entry naive model.
+    #[test]
+    fn check_chunk_matches_naive() {
+        let specials = [
+            -3,
+            -2,
+            -1,
+            0,
+            1,
+            15,
+            16,
+            17,
+            1000,
+            1 << 40,
+            i64::MAX - 2,
+            i64::MAX,
+            i64::MIN,
+        ];
+        let nested = Rules {
+            min_real: 0,
+            placeholder: false,
+        };
+        for rules in [FILE, nested] {
+            for &a in &specials {
+                for &b in &specials {
+                    let chunk = [a, 16, b, -1];
+                    let naive_bad = !chunk.iter().all(|&v| rules.valid(v));
+                    let (bad, sum, nulls, placeholders) = check_chunk(&chunk, rules);
+                    let real: u128 = chunk.iter().map(|&v| v.max(0) as u128).sum();
+                    if naive_bad {
+                        // Either flagged, or (entries near i64::MAX) far above any limit.
+                        assert!(bad || sum >= 1 << 52, "{a} {b}");
+                        continue;
+                    }
+                    if real < 1 << 60 {
+                        assert!(!bad, "{a} {b}");
+                        assert_eq!(u128::from(sum), real);
+                        let n = chunk.iter().filter(|&&v| v == -1).count() as u64;
+                        let p = chunk.iter().filter(|&&v| v == -2).count() as u64;
+                        assert_eq!((nulls, placeholders), (n, p), "{a} {b}");
+                    } else {
+                        assert!(bad || sum >= 1 << 52, "{a} {b}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn scan_sums_and_counts() {
