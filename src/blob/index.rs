@@ -47,7 +47,23 @@ pub(crate) struct Scan {
 /// Malformed varints are reported by [`scan`], which decodes exactly this many entries and
 /// then requires the stream to end.
 pub(crate) fn count(index: &[u8]) -> u64 {
-    off(index.iter().filter(|&&b| b < 0x80).count())
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const PAIRS: u64 = 0x00ff_00ff_00ff_00ff;
+    // Eight bytes per word: `!w >> 7 & LOW` has a 1 in each byte lane whose byte is below
+    // 0x80. Lanes are summed over at most 255 words (no lane overflows), then folded.
+    let mut total = 0u64;
+    for block in index.chunks(8 * 255) {
+        let mut words = block.chunks_exact(8);
+        let mut lanes = 0u64;
+        for w in &mut words {
+            let w = <[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes);
+            lanes += (!w >> 7) & LOW;
+        }
+        let pairs = (lanes & PAIRS) + ((lanes >> 8) & PAIRS);
+        total += pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48;
+        total += off(words.remainder().iter().filter(|&&b| b < 0x80).count());
+    }
+    total
 }
 
 /// Decodes `count` entries of `index` (at absolute `origin`), checking each against `rules`
@@ -276,6 +292,25 @@ mod tests {
         min_real: 16,
         placeholder: true,
     };
+
+    /// The word-wise terminator count against a per-byte count, across block boundaries.
+    #[test]
+    fn count_matches_bytes() {
+        let mut x = 7u64;
+        let bytes: [u8; 5000] = core::array::from_fn(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        });
+        for len in [0, 1, 7, 8, 9, 2039, 2040, 2041, 4081, 5000] {
+            let b = &bytes[..len];
+            let naive = b.iter().filter(|&&v| v < 0x80).count() as u64;
+            assert_eq!(count(b), naive, "{len}");
+            assert_eq!(count(&[0u8; 5000][..len]), len as u64);
+            assert_eq!(count(&[0x80u8; 5000][..len]), 0);
+        }
+    }
 
     /// The branch-free chunk check against a per-entry naive model.
     #[test]
