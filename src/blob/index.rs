@@ -84,9 +84,9 @@ pub(crate) fn scan(
         .with_origin(origin);
     let mut buf = [0i64; SCAN_CHUNK];
     let mut scan = Scan::default();
-    // Below 2^52 the branch-free chunk check applies (its sum is exact and any entry above
+    // Below 2^51 the branch-free chunk check applies (its sum is exact and any entry above
     // the limit shows in it); the bound is checked once per chunk.
-    let fast = limit < (1 << 52);
+    let fast = limit < (1 << 51);
     loop {
         let n = it.decode_into(&mut buf)?;
         if n == 0 {
@@ -118,45 +118,36 @@ pub(crate) fn scan(
 }
 
 /// Checks one chunk with only adds, shifts and bitwise operations per entry (no compare, so
-/// it vectorises even on baseline SSE2): whether an entry breaks the rules, the sum of the
-/// real lengths, NULL and placeholder counts. With `limit < 2^52` the caller's sum check
-/// then also rejects every entry above the limit.
+/// it vectorises even on baseline SSE2): whether an entry breaks the rules or is at least
+/// 2^52 - 2 (above any fast-path limit, which is below 2^51), the sum of the real lengths,
+/// NULL and placeholder counts.
 ///
-/// * An entry is bad if it is below the floor (-1, or -2 with placeholders): `v + (-floor)`
-///   is negative; or if it is non-negative and below `min_real`: `(v - min_real) & !v` is
-///   negative. Both are OR-ed into one word whose sign bit is the verdict. (An entry within 2
-///   of `i64::MAX` also sets it; it is far above any fast-path limit anyway.)
-/// * Real lengths are summed in 32-bit halves, exact for up to 2^31 entries; negative entries
-///   are masked out through their sign.
-/// * For a valid chunk the NULL and placeholder counts follow from the number `k` of
-///   negative entries and the signed total `t = real - nulls - 2 * placeholders`.
+/// * One word ORs, per entry, `v + (-floor)` (negative below the floor -1, or -2 with
+///   placeholders; 2^52 or more for entries from 2^52 - 2 up) and `(v - min_real) & !v`
+///   (negative for a non-negative entry below `min_real`). For a valid entry below 2^52 - 2
+///   both are below 2^52, so any bit from 52 up means a bad chunk.
+/// * In a good chunk every entry is below 2^52 and there are at most [`SCAN_CHUNK`] of them,
+///   so the plain sum of the real lengths (negative entries masked out) cannot wrap.
+/// * For a good chunk the NULL and placeholder counts follow from the number `k` of negative
+///   entries and the signed total `t = real - nulls - 2 * placeholders`.
 #[inline]
 fn check_chunk(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
     let shift = if rules.placeholder { 2 } else { 1 };
     let min_real = rules.min_real;
     let mut flags = 0i64;
-    let mut lo = 0u64;
-    let mut hi = 0u64;
+    let mut real = 0u64;
     let mut total = 0u64;
     let mut negatives = 0u64;
     for &v in chunk {
         let u = v.cast_unsigned();
         let sign = u >> 63;
         let keep = sign.wrapping_sub(1); // all ones for non-negative entries
-        let p = u & keep;
-        lo = lo.wrapping_add(p & 0xffff_ffff);
-        hi = hi.wrapping_add(p >> 32);
+        real = real.wrapping_add(u & keep);
         total = total.wrapping_add(u);
         negatives = negatives.wrapping_add(sign);
         flags |= (v.wrapping_sub(min_real) & !v) | v.wrapping_add(shift);
     }
-    // `hi < 2^41`: shifting it out of range means a sum far above any fast-path limit.
-    let real = if hi >> 32 == 0 {
-        (hi << 32).saturating_add(lo)
-    } else {
-        u64::MAX
-    };
-    let bad = flags < 0;
+    let bad = flags.cast_unsigned() >> 52 != 0;
     // real - total = nulls + 2 * placeholders; negatives = nulls + placeholders.
     let weighted = real.wrapping_sub(total);
     let placeholders = weighted.wrapping_sub(negatives);
@@ -164,7 +155,7 @@ fn check_chunk(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
     (bad, real, nulls, placeholders)
 }
 
-/// [`check_chunk`] for a limit of 2^52 or more: saturating sum.
+/// [`check_chunk`] for a limit of 2^51 or more: saturating sum.
 #[cold]
 #[inline(never)]
 fn check_chunk_wide(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
@@ -346,7 +337,7 @@ mod tests {
                         assert!(bad || sum >= 1 << 52, "{a} {b}");
                         continue;
                     }
-                    if real < 1 << 60 {
+                    if chunk.iter().all(|&v| v < (1 << 52) - 2) {
                         assert!(!bad, "{a} {b}");
                         assert_eq!(u128::from(sum), real);
                         let n = chunk.iter().filter(|&&v| v == -1).count() as u64;
