@@ -388,10 +388,16 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         };
         let mut lens = [0i64; BLOCK];
         let mut ats = [0u64; BLOCK];
+        // Whether a selected row is still unresolved (a gap or placeholder so far).
+        let mut pending = true;
         for layer in self.layers.iter_mut().take(self.layer_count) {
             // Fast path: the whole block is one run of rows of the layer's current file.
             if contiguous {
                 if let Some(file) = layer.entries(files, ids, &mut lens, &mut ats) {
+                    if !pending {
+                        // Every row already won: this layer's cursor only had to advance.
+                        continue;
+                    }
                     let slots = block
                         .lens
                         .iter_mut()
@@ -413,6 +419,12 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
                         let take_file = usize::try_from(take & 1).unwrap_or(0).wrapping_neg();
                         *file_slot = (file & take_file) | (*file_slot & !take_file);
                     }
+                    pending = block
+                        .lens
+                        .get(..k)
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|&l| l < super::NULL_LENGTH);
                     continue;
                 }
             }
