@@ -373,7 +373,9 @@ impl<'a> RowCursor<'a> {
         let mut record = self.record;
         for (&len, at) in lens.iter().zip(ats.iter_mut()).take(n) {
             *at = record;
-            record = record.saturating_add(len.max(0).unsigned_abs());
+            // A validated index's real lengths sum to at most the file size, so this cannot
+            // wrap; masking negative entries keeps the dependency chain to one add.
+            record = record.wrapping_add((len & !(len >> 63)).cast_unsigned());
         }
         self.record = record;
         self.row += off(n);

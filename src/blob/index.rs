@@ -9,8 +9,11 @@
 use crate::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
 use crate::error::{off, Error, ErrorKind, Result};
 
-/// Entries decoded per bulk call.
-const CHUNK: usize = 64;
+/// Entries decoded per bulk call by the buffered reader.
+const CHUNK: usize = 128;
+
+/// Entries decoded per bulk call by the validating scan (a stack buffer of 8 KiB).
+const SCAN_CHUNK: usize = 1024;
 
 /// The varint format of every BLOB length index.
 pub(crate) const FORMAT: VarintFormat = VarintFormat::U64;
@@ -44,7 +47,23 @@ pub(crate) struct Scan {
 /// Malformed varints are reported by [`scan`], which decodes exactly this many entries and
 /// then requires the stream to end.
 pub(crate) fn count(index: &[u8]) -> u64 {
-    off(index.iter().filter(|&&b| b < 0x80).count())
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const PAIRS: u64 = 0x00ff_00ff_00ff_00ff;
+    // Eight bytes per word: `!w >> 7 & LOW` has a 1 in each byte lane whose byte is below
+    // 0x80. Lanes are summed over at most 255 words (no lane overflows), then folded.
+    let mut total = 0u64;
+    for block in index.chunks(8 * 255) {
+        let mut words = block.chunks_exact(8);
+        let mut lanes = 0u64;
+        for w in &mut words {
+            let w = <[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes);
+            lanes += (!w >> 7) & LOW;
+        }
+        let pairs = (lanes & PAIRS) + ((lanes >> 8) & PAIRS);
+        total += pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48;
+        total += off(words.remainder().iter().filter(|&&b| b < 0x80).count());
+    }
+    total
 }
 
 /// Decodes `count` entries of `index` (at absolute `origin`), checking each against `rules`
@@ -63,20 +82,25 @@ pub(crate) fn scan(
     let mut it = DeltaIter::zigzag(index, 0, FORMAT)
         .with_count(count)
         .with_origin(origin);
-    let mut buf = [0i64; CHUNK];
+    let mut buf = [0i64; SCAN_CHUNK];
     let mut scan = Scan::default();
+    // Below 2^51 the branch-free chunk check applies (its sum is exact and any entry above
+    // the limit shows in it); the bound is checked once per chunk.
+    let fast = limit < (1 << 51);
     loop {
         let n = it.decode_into(&mut buf)?;
         if n == 0 {
             break;
         }
-        let mut bad = false;
-        for &v in buf.get(..n).unwrap_or_default() {
-            bad |= !rules.valid(v);
-            scan.nulls += u64::from(v == -1);
-            scan.placeholders += u64::from(v == -2);
-            scan.sum = scan.sum.saturating_add(v.max(0).unsigned_abs());
-        }
+        let chunk = buf.get(..n).unwrap_or_default();
+        let (bad, sum, nulls, placeholders) = if fast {
+            check_chunk(chunk, rules)
+        } else {
+            check_chunk_wide(chunk, rules)
+        };
+        scan.nulls += nulls;
+        scan.placeholders += placeholders;
+        scan.sum = scan.sum.saturating_add(sum);
         if bad || scan.sum > limit {
             return Err(locate(index, origin, limit, rules));
         }
@@ -91,6 +115,61 @@ pub(crate) fn scan(
     }
     it.finish()?;
     Ok(scan)
+}
+
+/// Checks one chunk with only adds, shifts and bitwise operations per entry (no compare, so
+/// it vectorises even on baseline SSE2): whether an entry breaks the rules or is at least
+/// 2^52 - 2 (above any fast-path limit, which is below 2^51), the sum of the real lengths,
+/// NULL and placeholder counts.
+///
+/// * One word ORs, per entry, `v + (-floor)` (negative below the floor -1, or -2 with
+///   placeholders; 2^52 or more for entries from 2^52 - 2 up) and `(v - min_real) & !v`
+///   (negative for a non-negative entry below `min_real`). For a valid entry below 2^52 - 2
+///   both are below 2^52, so any bit from 52 up means a bad chunk.
+/// * In a good chunk every entry is below 2^52 and there are at most [`SCAN_CHUNK`] of them,
+///   so the plain sum of the real lengths (negative entries masked out) cannot wrap.
+/// * For a good chunk the NULL and placeholder counts follow from the number `k` of negative
+///   entries and the signed total `t = real - nulls - 2 * placeholders`.
+#[inline]
+fn check_chunk(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
+    let shift = if rules.placeholder { 2 } else { 1 };
+    let min_real = rules.min_real;
+    let mut flags = 0i64;
+    let mut real = 0u64;
+    let mut total = 0u64;
+    let mut negatives = 0u64;
+    for &v in chunk {
+        let u = v.cast_unsigned();
+        let sign = u >> 63;
+        let keep = sign.wrapping_sub(1); // all ones for non-negative entries
+        real = real.wrapping_add(u & keep);
+        total = total.wrapping_add(u);
+        negatives = negatives.wrapping_add(sign);
+        flags |= (v.wrapping_sub(min_real) & !v) | v.wrapping_add(shift);
+    }
+    let bad = flags.cast_unsigned() >> 52 != 0;
+    // real - total = nulls + 2 * placeholders; negatives = nulls + placeholders.
+    let weighted = real.wrapping_sub(total);
+    let placeholders = weighted.wrapping_sub(negatives);
+    let nulls = negatives.wrapping_sub(placeholders);
+    (bad, real, nulls, placeholders)
+}
+
+/// [`check_chunk`] for a limit of 2^51 or more: saturating sum.
+#[cold]
+#[inline(never)]
+fn check_chunk_wide(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
+    let mut bad = false;
+    let mut sum = 0u64;
+    let mut nulls = 0u64;
+    let mut placeholders = 0u64;
+    for &v in chunk {
+        bad |= !rules.valid(v);
+        nulls += u64::from(v == -1);
+        placeholders += u64::from(v == -2);
+        sum = sum.saturating_add(v.max(0).unsigned_abs());
+    }
+    (bad, sum, nulls, placeholders)
 }
 
 /// The cold path of [`scan`]: re-decodes one entry at a time to name the bad entry's offset.
@@ -156,8 +235,21 @@ impl<'a> Lengths<'a> {
     pub(crate) fn take_into(&mut self, out: &mut [i64]) -> usize {
         let mut filled = 0;
         while filled < out.len() {
-            if self.pos >= self.len && self.refill().is_none() {
-                break;
+            if self.pos >= self.len {
+                let dst = out.get_mut(filled..).unwrap_or_default();
+                if dst.len() >= CHUNK {
+                    // Buffer drained and a large request: decode straight into `out`.
+                    match self.it.decode_into(dst) {
+                        Ok(n) if n > 0 => {
+                            filled += n;
+                            continue;
+                        }
+                        _ => break,
+                    }
+                }
+                if self.refill().is_none() {
+                    break;
+                }
             }
             let avail = self.buf.get(self.pos..self.len).unwrap_or_default();
             let dst = out.get_mut(filled..).unwrap_or_default();
@@ -191,6 +283,73 @@ mod tests {
         min_real: 16,
         placeholder: true,
     };
+
+    /// The word-wise terminator count against a per-byte count, across block boundaries.
+    #[test]
+    fn count_matches_bytes() {
+        let mut x = 7u64;
+        let bytes: [u8; 5000] = core::array::from_fn(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        });
+        for len in [0, 1, 7, 8, 9, 2039, 2040, 2041, 4081, 5000] {
+            let b = &bytes[..len];
+            let naive = b.iter().filter(|&&v| v < 0x80).count() as u64;
+            assert_eq!(count(b), naive, "{len}");
+            assert_eq!(count(&[0u8; 5000][..len]), len as u64);
+            assert_eq!(count(&[0x80u8; 5000][..len]), 0);
+        }
+    }
+
+    /// The branch-free chunk check against a per-entry naive model.
+    #[test]
+    fn check_chunk_matches_naive() {
+        let specials = [
+            -3,
+            -2,
+            -1,
+            0,
+            1,
+            15,
+            16,
+            17,
+            1000,
+            1 << 40,
+            i64::MAX - 2,
+            i64::MAX,
+            i64::MIN,
+        ];
+        let nested = Rules {
+            min_real: 0,
+            placeholder: false,
+        };
+        for rules in [FILE, nested] {
+            for &a in &specials {
+                for &b in &specials {
+                    let chunk = [a, 16, b, -1];
+                    let naive_bad = !chunk.iter().all(|&v| rules.valid(v));
+                    let (bad, sum, nulls, placeholders) = check_chunk(&chunk, rules);
+                    let real: u128 = chunk.iter().map(|&v| v.max(0) as u128).sum();
+                    if naive_bad {
+                        // Either flagged, or (entries near i64::MAX) far above any limit.
+                        assert!(bad || sum >= 1 << 52, "{a} {b}");
+                        continue;
+                    }
+                    if chunk.iter().all(|&v| v < (1 << 52) - 2) {
+                        assert!(!bad, "{a} {b}");
+                        assert_eq!(u128::from(sum), real);
+                        let n = chunk.iter().filter(|&&v| v == -1).count() as u64;
+                        let p = chunk.iter().filter(|&&v| v == -2).count() as u64;
+                        assert_eq!((nulls, placeholders), (n, p), "{a} {b}");
+                    } else {
+                        assert!(bad || sum >= 1 << 52, "{a} {b}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn scan_sums_and_counts() {

@@ -4,7 +4,7 @@
 //! row ID the newest layer that holds a value or an explicit NULL wins; placeholders and gaps
 //! (row IDs a layer does not cover) fall through to older layers.
 //!
-//! Rows are resolved in blocks of 64 selected row IDs: each layer in turn (newest first)
+//! Rows are resolved in blocks of 256 selected row IDs: each layer in turn (newest first)
 //! advances one forward cursor over the file covering the block and fills in the entries of
 //! rows still unresolved, without branching on the entries. A layer's index entries are
 //! decoded once whether or not a newer layer already won the row (the index is a delta
@@ -214,7 +214,7 @@ pub struct FallbackMerge<'f, 'a, const N: usize = DEFAULT_MAX_LAYERS> {
 
 /// Rows resolved per block: row IDs are selected first, then every layer (newest first)
 /// fills in the entries of the rows still unresolved, branch-free, then rows are emitted.
-const BLOCK: usize = 64;
+const BLOCK: usize = 256;
 
 /// Entry of a row no layer covers (yet).
 const GAP: i64 = i64::MIN;
@@ -344,7 +344,26 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
     fn fill(&mut self) -> bool {
         let block = &mut self.block;
         let mut k = 0;
-        for (id_slot, len_slot) in block.ids.iter_mut().zip(block.lens.iter_mut()) {
+        if let Some(n) = plain_run(
+            self.done,
+            self.next_id,
+            self.last_id,
+            self.ranges,
+            &mut self.deleted,
+        ) {
+            // Fast path: no ranges and no deletion in the next `n` row IDs.
+            let first = self.next_id;
+            for (slot, id) in block.ids.iter_mut().zip(first..).take(n) {
+                *slot = id;
+            }
+            block.lens = [GAP; BLOCK];
+            k = n;
+            match first.checked_add(off(n)) {
+                Some(next) => self.next_id = next,
+                None => self.done = true,
+            }
+        }
+        for (id_slot, len_slot) in block.ids.iter_mut().zip(block.lens.iter_mut()).skip(k) {
             let Some(id) = next_row_id(
                 &mut self.done,
                 &mut self.next_id,
@@ -369,10 +388,16 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         };
         let mut lens = [0i64; BLOCK];
         let mut ats = [0u64; BLOCK];
+        // Whether a selected row is still unresolved (a gap or placeholder so far).
+        let mut pending = true;
         for layer in self.layers.iter_mut().take(self.layer_count) {
             // Fast path: the whole block is one run of rows of the layer's current file.
             if contiguous {
                 if let Some(file) = layer.entries(files, ids, &mut lens, &mut ats) {
+                    if !pending {
+                        // Every row already won: this layer's cursor only had to advance.
+                        continue;
+                    }
                     let slots = block
                         .lens
                         .iter_mut()
@@ -383,11 +408,23 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
                     for ((&len, &at), ((len_slot, at_slot), file_slot)) in
                         lens.iter().zip(ats.iter()).zip(slots)
                     {
-                        let take = *len_slot < super::NULL_LENGTH;
-                        *len_slot = if take { len } else { *len_slot };
-                        *at_slot = if take { at } else { *at_slot };
-                        *file_slot = if take { file } else { *file_slot };
+                        // Branch-free select (winners are data-dependent, so a branch
+                        // would mispredict): all ones where the slot is still unresolved.
+                        let take = 0u64.wrapping_sub(u64::from(*len_slot < super::NULL_LENGTH));
+                        let keep = !take;
+                        *len_slot = ((len.cast_unsigned() & take)
+                            | (len_slot.cast_unsigned() & keep))
+                            .cast_signed();
+                        *at_slot = (at & take) | (*at_slot & keep);
+                        let take_file = usize::try_from(take & 1).unwrap_or(0).wrapping_neg();
+                        *file_slot = (file & take_file) | (*file_slot & !take_file);
                     }
+                    pending = block
+                        .lens
+                        .get(..k)
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|&l| l < super::NULL_LENGTH);
                     continue;
                 }
             }
@@ -411,6 +448,37 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
 }
 
 /// The next selected row ID (ranges, overall range, deletions), advancing the selection.
+/// How many row IDs from `next_id` on can be taken as one contiguous run (at most
+/// [`BLOCK`]): only without ranges and with no deletion among them. Drops deletions below
+/// `next_id`. `None` when the slow path must decide.
+#[inline]
+fn plain_run(
+    done: bool,
+    next_id: u64,
+    last_id: u64,
+    ranges: Option<&[RowRange]>,
+    deleted: &mut &[u64],
+) -> Option<usize> {
+    if done || ranges.is_some() || next_id > last_id {
+        return None;
+    }
+    let n = usize::try_from(last_id - next_id)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1)
+        .min(BLOCK);
+    while let Some((&d, rest)) = deleted.split_first() {
+        if d >= next_id {
+            break;
+        }
+        *deleted = rest;
+    }
+    let end = next_id.checked_add(off(n))?; // exclusive; n >= 1
+    match deleted.first() {
+        Some(&d) if d < end => None,
+        _ => Some(n),
+    }
+}
+
 #[inline]
 fn next_row_id(
     done: &mut bool,
