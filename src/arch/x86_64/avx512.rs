@@ -697,10 +697,10 @@ unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32
         // because 16 values end on a byte boundary. Largest index: `2 * (k - 1) * w + 15 * w
         // / 8 + 3`, at most 34 (k = 4, w <= 4) or 61 (k = 2, w <= 15), so none wraps.
         let done = if w <= 4 {
-            // SAFETY: AVX-512 F/BW/VBMI (caller); the closure's contract as in `unpack_multi`.
+            // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
             unsafe { unpack_multi::<4>(bytes, w, first, body, &c) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
             unsafe { unpack_multi::<2>(bytes, w, first, body, &c) }
         };
         let tail = body.get_mut(done..).unwrap_or_default();
