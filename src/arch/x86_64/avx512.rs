@@ -691,6 +691,22 @@ unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32
     // SAFETY: AVX-512F (caller).
     let c = unsafe { Vbmi::u32x16(w) };
     let dst = body.as_mut_ptr();
+    if w <= 15 {
+        // Small widths: several groups of 16 values (`2 * w` bytes each) per 64-byte load,
+        // group `g`'s gather indices moved up by its `2 * g * w` bytes; the shifts repeat
+        // because 16 values end on a byte boundary. Largest index: `2 * (k - 1) * w + 15 * w
+        // / 8 + 3`, at most 34 (k = 4, w <= 4) or 61 (k = 2, w <= 15), so none wraps.
+        let done = if w <= 4 {
+            // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
+            unsafe { unpack_multi::<4>(bytes, w, first, body, &c) }
+        } else {
+            // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
+            unsafe { unpack_multi::<2>(bytes, w, first, body, &c) }
+        };
+        let tail = body.get_mut(done..).unwrap_or_default();
+        scalar::unpack_u32(bytes, width, first + done, tail);
+        return;
+    }
     let done = for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
         // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16 values
         // left in `body`; AVX-512 F/VBMI (caller).
@@ -706,6 +722,38 @@ unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32
     });
     let tail = body.get_mut(done..).unwrap_or_default();
     scalar::unpack_u32(bytes, width, first + done, tail);
+}
+
+/// Unpacks `K` groups of 16 `u32` values per 64-byte load into `body` (values from `first`,
+/// a multiple of 8) for widths with one gather per value and `2 * (K - 1) * w + 15 * w / 8 + 3
+/// < 64`; returns how many values were done (a multiple of `16 * K`).
+///
+/// # Safety
+/// AVX-512 F/BW/VBMI present; `c` is `Vbmi::u32x16(w)` with `!c.two`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+unsafe fn unpack_multi<const K: usize>(
+    bytes: &[u8],
+    w: usize,
+    first: usize,
+    body: &mut [u32],
+    c: &Vbmi,
+) -> usize {
+    let mut idx = [c.idx_a; K];
+    for (g, slot) in idx.iter_mut().enumerate() {
+        *slot = _mm512_add_epi8(c.idx_a, _mm512_set1_epi8((2 * g * w) as i8));
+    }
+    let dst = body.as_mut_ptr();
+    for_groups(bytes, w, first, body.len(), 16 * K, 64, |src, i| {
+        // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with `16 * K`
+        // values left in `body`; AVX-512 F/VBMI (caller).
+        unsafe {
+            let x = _mm512_loadu_si512(src.cast());
+            for (g, &ix) in idx.iter().enumerate() {
+                let r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(ix, x), c.shift);
+                _mm512_storeu_si512(dst.add(i + 16 * g).cast(), _mm512_and_si512(r, c.mask));
+            }
+        }
+    })
 }
 
 /// AVX-512 [`scalar::unpack_u64`] (VBMI where present, otherwise the AVX2 kernel).
