@@ -57,6 +57,20 @@ fn tiers_report_availability_consistently() {
     {
         assert!(Tier::Avx2.is_available());
     }
+    // Miri cannot run `cpuid`, but it must still reach the tiers compiled in with `-C
+    // target-feature` (CI's Miri line checks the unsafe AVX2 kernels that way).
+    if cfg!(all(
+        miri,
+        target_arch = "x86_64",
+        feature = "simd",
+        not(lakecore_backend = "scalar"),
+        target_feature = "avx2",
+        target_feature = "bmi1",
+        target_feature = "bmi2",
+        target_feature = "popcnt"
+    )) {
+        assert!(Tier::Avx2.is_available(), "Miri must test the AVX2 tier");
+    }
     eprintln!(
         "tiers under test: {:?}, active {:?}",
         simd_tiers(),

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every bolero harness under libFuzzer (`cargo bolero test`, nightly, AddressSanitizer)
+# for a fixed time each, JOBS at a time, and prints one summary line per harness.
+#
+#   fuzz/campaign.sh [SECONDS_PER_HARNESS=600] [JOBS=2]
+#
+# Corpora and crash inputs land in fuzz/__fuzz__/<harness>/{corpus,crashes}; `cargo test`
+# replays every committed crash input as a regression case. Logs: target/fuzz-logs/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-600}
+jobs=${2:-2}
+features="std simd expose-kernels"
+harnesses=(
+  sidecar_arbitrary_bytes sidecar_resealed_golden_mutations
+  view_raw_bytes view_mutated_files nested_payloads merge_matches_model
+  arbitrary_pages_and_windows_never_panic generated_footers_round_trip_and_mutations_never_panic
+  avro_arbitrary_bytes avro_mutated_real_manifests
+  arbitrary_bytes_never_panic derived_trees_round_trip
+  varint_kernels_match_scalar unpack_kernels_match_scalar
+  varint_decode_matches_naive delta_stream_matches_naive zigzag_stream_matches_naive
+  encode_then_decode_round_trips
+  pack_then_read_round_trips arbitrary_bytes_never_panic_and_read_like_naive
+  read_sequences_are_checked
+)
+rustup toolchain install nightly --profile minimal --component rust-src >/dev/null
+command -v cargo-bolero >/dev/null || cargo install cargo-bolero --locked
+mkdir -p target/fuzz-logs
+# Build once (every harness shares the features, so the build is shared too).
+cargo bolero test "${harnesses[0]}" --features "$features" --toolchain nightly -T 1s \
+  >target/fuzz-logs/build.log 2>&1
+run() {
+  local h=$1 log=target/fuzz-logs/$1.log
+  if cargo bolero test "$h" --features "$features" --toolchain nightly -T "${secs}s" >"$log" 2>&1; then
+    status=ok
+  else
+    status=FAILED
+  fi
+  printf '%-58s %-6s %s\n' "$h" "$status" "$(grep -E '^Done [0-9]+ runs' "$log" | tail -1)"
+}
+export -f run
+export secs features
+printf '%s\n' "${harnesses[@]}" | xargs -P "$jobs" -I{} bash -c 'run {}'
