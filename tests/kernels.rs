@@ -612,3 +612,64 @@ fn zigzag_helpers_round_trip() {
         assert_eq!(scalar::zigzag_decode(zigzag_encode(v)), v);
     }
 }
+
+/// The BLOB length-check kernel: every tier returns the scalar reference's flags and sums on
+/// chunks of every length 0..=300 (so vector tails are hit), from entries around every rule
+/// boundary; and the reference itself agrees with a naive per-entry model.
+#[test]
+fn check_lengths_matches_scalar_and_model() {
+    let special = [
+        i64::MIN,
+        i64::MIN + 1,
+        -3,
+        -2,
+        -1,
+        0,
+        1,
+        15,
+        16,
+        17,
+        1 << 40,
+        (1 << 52) - 3,
+        (1 << 52) - 2,
+        1 << 52,
+        i64::MAX,
+    ];
+    let mut rng = Rng::new(41);
+    let top = if cfg!(miri) { 24 } else { 300 };
+    for len in 0..=top {
+        for round in 0..if cfg!(miri) { 2 } else { 6 } {
+            let chunk: Vec<i64> = (0..len)
+                .map(|_| match (round, rng.below(16)) {
+                    // Rounds 0 and 1: valid entries only (lengths and NULL / placeholder).
+                    (0 | 1, 0..=3) => -1 - rng.below(2) as i64,
+                    (0 | 1, _) => 16 + rng.below(1 << 20) as i64,
+                    (_, 0..=9) => special[rng.below(special.len() as u64) as usize],
+                    _ => rng.next() as i64 >> rng.below(64),
+                })
+                .collect();
+            for (min_real, floor) in [(16, 2), (0, 1), (16, 1)] {
+                let want = scalar::check_lengths(&chunk, min_real, floor);
+                // The naive model: is any entry outside the rules (or huge)? the sums.
+                let bad = chunk.iter().any(|&v| {
+                    !(v >= min_real || (-floor..0).contains(&v)) || v >= (1 << 52) - floor
+                });
+                assert_eq!(want.flags >> 52 != 0, bad, "{chunk:?} {min_real} {floor}");
+                let real = chunk
+                    .iter()
+                    .filter(|&&v| v >= 0)
+                    .fold(0u64, |s, &v| s.wrapping_add(v as u64));
+                let total = chunk.iter().fold(0u64, |s, &v| s.wrapping_add(v as u64));
+                assert_eq!((want.real, want.total), (real, total));
+                assert_eq!(
+                    want.negatives,
+                    chunk.iter().filter(|&&v| v < 0).count() as u64
+                );
+                for tier in simd_tiers() {
+                    let got = kernels::check_lengths(tier, &chunk, min_real, floor).unwrap();
+                    assert_eq!(got, want, "{tier:?} len {len}");
+                }
+            }
+        }
+    }
+}

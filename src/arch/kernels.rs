@@ -169,6 +169,35 @@ pub fn count_uvarints(tier: Tier, bytes: &[u8], format: VarintFormat) -> Option<
     })
 }
 
+/// Tier-explicit [`scalar::check_lengths`].
+pub fn check_lengths(
+    tier: Tier,
+    chunk: &[i64],
+    min_real: i64,
+    floor: i64,
+) -> Option<scalar::LengthCheck> {
+    if !tier.is_available() {
+        return None;
+    }
+    Some(match tier {
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX2.
+        Tier::Avx2 => unsafe { avx2::check_lengths(chunk, min_real, floor) },
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2.
+        Tier::Avx512 => unsafe { avx512::check_lengths(chunk, min_real, floor) },
+        _ => scalar::check_lengths(chunk, min_real, floor),
+    })
+}
+
 /// Tier-explicit [`scalar::unpack_u32`]; returns `Some(())` when the tier ran.
 pub fn unpack_u32(
     tier: Tier,

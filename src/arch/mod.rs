@@ -246,6 +246,12 @@ pub(crate) fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize
 }
 
 #[inline]
+pub(crate) fn check_lengths(chunk: &[i64], min_real: i64, floor: i64) -> scalar::LengthCheck {
+    kernels::check_lengths(active_tier(), chunk, min_real, floor)
+        .unwrap_or_else(|| scalar::check_lengths(chunk, min_real, floor))
+}
+
+#[inline]
 pub(crate) fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     if kernels::unpack_u32(active_tier(), bytes, width, start, out).is_none() {
         scalar::unpack_u32(bytes, width, start, out);

@@ -120,6 +120,58 @@ pub fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     Ok(count)
 }
 
+/// What [`check_lengths`] found in a chunk of decoded BLOB length-index entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LengthCheck {
+    /// Bit 52 or above set: some entry breaks the rules or is at least `2^52 - 2`.
+    pub flags: u64,
+    /// Wrapping sum of the non-negative entries.
+    pub real: u64,
+    /// Wrapping sum of all entries.
+    pub total: u64,
+    /// Number of negative entries.
+    pub negatives: u64,
+}
+
+/// Checks a chunk of length-index entries with adds, shifts and bitwise operations only (no
+/// compare, so it vectorises): per entry, `(v - min_real) & !v` (negative for a
+/// non-negative entry below `min_real`) and `v + floor` (negative below the smallest allowed
+/// negative entry `-floor`; `2^52` or more from `2^52 - floor`) are ORed into `flags`.
+/// `floor` is 1 (NULL only) or 2 (NULL and placeholder).
+///
+/// For a chunk whose `flags` are below `2^52` and that holds fewer than `2^11` entries, the
+/// sums are exact and `real - total = nulls + floor_weighted`, from which callers derive the
+/// NULL and placeholder counts.
+#[inline]
+pub fn check_lengths(chunk: &[i64], min_real: i64, floor: i64) -> LengthCheck {
+    check_lengths_body(chunk, min_real, floor)
+}
+
+/// The body of [`check_lengths`], inlined into each tier's `#[target_feature]` wrapper so
+/// the compiler vectorises it with that tier's registers.
+#[inline(always)]
+pub(crate) fn check_lengths_body(chunk: &[i64], min_real: i64, floor: i64) -> LengthCheck {
+    let mut flags = 0i64;
+    let mut real = 0u64;
+    let mut total = 0u64;
+    let mut negatives = 0u64;
+    for &v in chunk {
+        let u = v.cast_unsigned();
+        let sign = u >> 63;
+        let keep = sign.wrapping_sub(1); // all ones for non-negative entries
+        real = real.wrapping_add(u & keep);
+        total = total.wrapping_add(u);
+        negatives = negatives.wrapping_add(sign);
+        flags |= (v.wrapping_sub(min_real) & !v) | v.wrapping_add(floor);
+    }
+    LengthCheck {
+        flags: flags.cast_unsigned(),
+        real,
+        total,
+        negatives,
+    }
+}
+
 /// ZigZag decoding: `0, 1, 2, 3, ...` -> `0, -1, 1, -2, ...`.
 #[inline]
 pub const fn zigzag_decode(raw: u64) -> i64 {

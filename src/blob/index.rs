@@ -117,42 +117,25 @@ pub(crate) fn scan(
     Ok(scan)
 }
 
-/// Checks one chunk with only adds, shifts and bitwise operations per entry (no compare, so
-/// it vectorises even on baseline SSE2): whether an entry breaks the rules or is at least
-/// 2^52 - 2 (above any fast-path limit, which is below 2^51), the sum of the real lengths,
-/// NULL and placeholder counts.
+/// Checks one chunk through the dispatched [`check_lengths`](crate::arch::scalar::check_lengths)
+/// kernel (adds, shifts and bitwise operations only, vectorised per tier): whether an entry
+/// breaks the rules or is at least 2^52 - 2 (above any fast-path limit, which is below
+/// 2^51), the sum of the real lengths, NULL and placeholder counts.
 ///
-/// * One word ORs, per entry, `v + (-floor)` (negative below the floor -1, or -2 with
-///   placeholders; 2^52 or more for entries from 2^52 - 2 up) and `(v - min_real) & !v`
-///   (negative for a non-negative entry below `min_real`). For a valid entry below 2^52 - 2
-///   both are below 2^52, so any bit from 52 up means a bad chunk.
 /// * In a good chunk every entry is below 2^52 and there are at most [`SCAN_CHUNK`] of them,
 ///   so the plain sum of the real lengths (negative entries masked out) cannot wrap.
 /// * For a good chunk the NULL and placeholder counts follow from the number `k` of negative
 ///   entries and the signed total `t = real - nulls - 2 * placeholders`.
 #[inline]
 fn check_chunk(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
-    let shift = if rules.placeholder { 2 } else { 1 };
-    let min_real = rules.min_real;
-    let mut flags = 0i64;
-    let mut real = 0u64;
-    let mut total = 0u64;
-    let mut negatives = 0u64;
-    for &v in chunk {
-        let u = v.cast_unsigned();
-        let sign = u >> 63;
-        let keep = sign.wrapping_sub(1); // all ones for non-negative entries
-        real = real.wrapping_add(u & keep);
-        total = total.wrapping_add(u);
-        negatives = negatives.wrapping_add(sign);
-        flags |= (v.wrapping_sub(min_real) & !v) | v.wrapping_add(shift);
-    }
-    let bad = flags.cast_unsigned() >> 52 != 0;
+    let floor = if rules.placeholder { 2 } else { 1 };
+    let c = crate::arch::check_lengths(chunk, rules.min_real, floor);
+    let bad = c.flags >> 52 != 0;
     // real - total = nulls + 2 * placeholders; negatives = nulls + placeholders.
-    let weighted = real.wrapping_sub(total);
-    let placeholders = weighted.wrapping_sub(negatives);
-    let nulls = negatives.wrapping_sub(placeholders);
-    (bad, real, nulls, placeholders)
+    let weighted = c.real.wrapping_sub(c.total);
+    let placeholders = weighted.wrapping_sub(c.negatives);
+    let nulls = c.negatives.wrapping_sub(placeholders);
+    (bad, c.real, nulls, placeholders)
 }
 
 /// [`check_chunk`] for a limit of 2^51 or more: saturating sum.

@@ -349,3 +349,16 @@ pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mu
     let tail = body.get_mut(done..).unwrap_or_default();
     scalar::unpack_u64(bytes, width, first + done, tail);
 }
+
+/// [`scalar::check_lengths`] vectorised with 256-bit registers.
+///
+/// # Safety
+/// AVX2 is present.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn check_lengths(
+    chunk: &[i64],
+    min_real: i64,
+    floor: i64,
+) -> scalar::LengthCheck {
+    scalar::check_lengths_body(chunk, min_real, floor)
+}

@@ -801,3 +801,16 @@ unsafe fn unpack_u64_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u64
     let tail = body.get_mut(done..).unwrap_or_default();
     scalar::unpack_u64(bytes, width, first + done, tail);
 }
+
+/// [`scalar::check_lengths`] vectorised with 512-bit registers.
+///
+/// # Safety
+/// AVX-512F is present.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) unsafe fn check_lengths(
+    chunk: &[i64],
+    min_real: i64,
+    floor: i64,
+) -> scalar::LengthCheck {
+    scalar::check_lengths_body(chunk, min_real, floor)
+}
