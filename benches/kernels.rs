@@ -175,6 +175,7 @@ fn varint_benches(c: &mut Criterion) {
                 })
             })
         });
+        #[cfg(target_arch = "x86_64")]
         group.bench_function("varint-simd", |b| {
             b.iter(|| {
                 peer_loop(black_box(&bytes), zigzag, &mut out, |r| {
@@ -195,6 +196,7 @@ fn varint_benches(c: &mut Criterion) {
                 })
             });
         }
+        #[cfg(target_arch = "x86_64")]
         group.bench_function("varint-simd decode_len", |b| {
             b.iter(|| {
                 let mut rest = black_box(&bytes[..]);

@@ -48,14 +48,17 @@ fn tiers_report_availability_consistently() {
         let ran = kernels::delta_decode_u64(tier, &[1], VarintFormat::U64, 0, 0, 9, &mut out);
         assert_eq!(ran.is_some(), tier.is_available(), "{tier:?}");
     }
-    if cfg!(all(
-        target_arch = "x86_64",
-        feature = "simd",
-        not(lakecore_backend = "scalar")
-    )) && std::arch::is_x86_feature_detected!("avx2")
+    #[cfg(target_arch = "x86_64")]
+    if cfg!(all(feature = "simd", not(lakecore_backend = "scalar")))
+        && std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("bmi2")
     {
         assert!(Tier::Avx2.is_available());
+    }
+    // On aarch64 NEON is baseline: the tier must be there (Miri runs it cross-interpreted).
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    if cfg!(all(feature = "simd", not(lakecore_backend = "scalar"))) {
+        assert!(Tier::Neon.is_available());
     }
     // Miri cannot run `cpuid`, but it must still reach the tiers compiled in with `-C
     // target-feature` (CI's Miri line checks the unsafe AVX2 kernels that way).
