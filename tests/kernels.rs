@@ -357,6 +357,39 @@ fn varint_corrupt_encodings() {
     }
 }
 
+/// Long and corrupt varints starting at every byte offset across the first two block
+/// boundaries, after one-byte values: every split of a varint between two 64-byte blocks
+/// (the SIMD loops check runs that cross a boundary separately from runs inside a block).
+#[test]
+fn varint_long_and_corrupt_at_every_split() {
+    let mut rng = Rng::new(14);
+    let (min, max, zb) = full_bounds();
+    let cases: [&[u8]; 9] = [
+        &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], // 9 bytes, valid
+        &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01], // 10 bytes, 2^63
+        &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02], // 10th byte 2
+        &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00], // 10 bytes, zero
+        &[0xff; 9],                                              // 9 continuation bytes
+        &[0xff; 10],                                             // 10 continuation bytes
+        &[0xff; 11],                                             // 11 continuation bytes
+        &[0x80, 0x00],                                           // non-canonical zero
+        &[0xff, 0xff, 0x80, 0x00],                               // padded
+    ];
+    let starts = if cfg!(miri) { 56..72 } else { 40..140 };
+    for (c, case) in cases.iter().enumerate() {
+        for at in starts.clone() {
+            let mut bytes: Vec<u8> = (0..at).map(|_| rng.below(128) as u8).collect();
+            bytes.extend_from_slice(case);
+            bytes.extend((0..150).map(|_| rng.below(128) as u8));
+            for format in formats(&mut rng) {
+                check_varint(&bytes, format, at + 151, 0, min, max, 0, zb, &|| {
+                    format!("case {c} at byte {at} {format:?}")
+                });
+            }
+        }
+    }
+}
+
 /// Truncation at every byte of a stream long enough for the SIMD blocks.
 #[test]
 fn varint_truncated_at_every_byte() {

@@ -41,7 +41,7 @@ fn whole_block(cont: u64, fast_len: usize) -> Option<(u32, usize)> {
         return None;
     }
     let last = 63 - ends.leading_zeros();
-    let c = u128::from(cont & (u64::MAX >> (63 - last))) << 64;
+    let c = cont & (u64::MAX >> (63 - last));
     // A run of `fast_len` continuation bytes: a varint longer than `fast_len`.
     if runs(c, fast_len) != 0 {
         return None;
@@ -457,14 +457,16 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
     }
 }
 
-/// Bit `64 + j` is set when the `k` (1..=10) bytes ending at byte `j` of the current block
-/// all have their continuation bit (`w` = current block's mask above the previous block's).
+/// Bit `j` is set when the `k` (1..=10) bytes ending at byte `j` of the block all have their
+/// continuation bit (`c` = the block's continuation mask; runs do not reach into the previous
+/// block: the callers check the run across the boundary separately).
 ///
 /// Runs of 2, 4 and 8 by doubling, then `k`'s binary digits combined; stops as soon as no run
-/// of the length reached so far is left (the common case: short varints).
+/// of the length reached so far is left (the common case: short varints). 64-bit words only:
+/// a few single-cycle operations per block.
 #[inline(always)]
-fn runs(w: u128, k: usize) -> u128 {
-    let r2 = w & (w << 1);
+fn runs(c: u64, k: usize) -> u64 {
+    let r2 = c & (c << 1);
     if k >= 2 && r2 == 0 {
         return 0;
     }
@@ -473,9 +475,9 @@ fn runs(w: u128, k: usize) -> u128 {
         return 0;
     }
     let r8 = r4 & (r4 << 4);
-    let mut result = u128::MAX;
+    let mut result = u64::MAX;
     let mut offset = 0u32;
-    for (bit, r) in [(8usize, r8), (4, r4), (2, r2), (1, w)] {
+    for (bit, r) in [(8usize, r8), (4, r4), (2, r2), (1, c)] {
         if k & bit != 0 {
             result &= r << offset;
             offset += bit as u32;
@@ -501,27 +503,36 @@ pub(super) unsafe fn count<B: Block>(bytes: &[u8], format: VarintFormat) -> Resu
     let mut pos = 0usize;
     let mut count = 0usize;
     let mut boundary = 0usize;
-    let mut prev_cont = 0u64;
+    // The previous block's last byte has its continuation bit (0 or 1), and how many
+    // continuation bytes end that block (a varint running into this one).
+    let mut carry = 0u64;
+    let mut prev_run = 0u32;
     while len - pos >= BLOCK {
         // SAFETY: `pos + 64 <= len` (loop condition); features: the caller's contract.
         let m = unsafe { B::masks(bytes.as_ptr().add(pos)) };
-        let w = (u128::from(m.cont) << 64) | u128::from(prev_cont);
-        let mut bad = (runs(w, max_len) >> 64) as u64;
+        let c = m.cont;
+        let ends = !c;
+        // Continuation bytes that open the block: they extend the previous block's run.
+        let lead = ends.trailing_zeros();
+        let mut bad = runs(c, max_len) | u64::from(prev_run + lead >= max_len as u32);
         if canonical {
-            bad |= m.zero & ((w << 1) >> 64) as u64;
+            bad |= m.zero & ((c << 1) | carry);
         }
         if max_len >= 10 {
-            bad |= m.gt1 & ((runs(w, 9) << 1) >> 64) as u64;
+            // A tenth byte above 1: inside the block, or the block's first terminator when
+            // the run across the boundary is exactly nine bytes.
+            bad |= m.gt1 & (runs(c, 9) << 1);
+            bad |= u64::from(prev_run + lead == 9) & (m.gt1 >> (lead & 63));
         }
         if bad != 0 {
             break;
         }
-        let ends = !m.cont;
         count += ends.count_ones() as usize;
         if ends != 0 {
             boundary = pos + BLOCK - ends.leading_zeros() as usize;
         }
-        prev_cont = m.cont;
+        carry = c >> 63;
+        prev_run = ends.leading_zeros();
         pos += BLOCK;
     }
     let rest = bytes.get(boundary..).unwrap_or_default();
