@@ -10,24 +10,18 @@ use std::hint::black_box;
 
 const ROWS: u64 = 1_000_000;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// A file of `rows` rows: 1 in `keep` rows is a value (8..72 bytes) or a null, the rest
 /// placeholders.
 fn layer(rows: u64, keep: u64, seed: u64) -> Vec<u8> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::xorshift(seed);
     let payload = [0xa5u8; 72];
     let mut w = BlobWriter::new(Vec::new());
     for _ in 0..rows {
-        let r = rng.next();
+        let r = rng.next_u64();
         if !r.is_multiple_of(keep) {
             w.put_placeholder().unwrap();
         } else if r & 0x300 == 0 {
@@ -107,8 +101,8 @@ fn merge(c: &mut Criterion) {
 fn verify(c: &mut Criterion) {
     // 256 MiB of 64 KiB records.
     const RECORD: usize = 64 << 10;
-    let mut rng = Rng(99);
-    let payload: Vec<u8> = (0..RECORD - 16).map(|_| rng.next() as u8).collect();
+    let mut rng = Rng::xorshift(99);
+    let payload: Vec<u8> = (0..RECORD - 16).map(|_| rng.next_u64() as u8).collect();
     let mut w = BlobWriter::new(Vec::with_capacity(256 << 20));
     for _ in 0..(256 << 20) / RECORD {
         w.put_value(&payload).unwrap();

@@ -24,15 +24,9 @@ use std::time::Duration;
 
 const VALUES: usize = 1 << 16;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// A magnitude whose ZigZag form takes exactly `len` varint bytes (1..=9).
 fn magnitude_of_len(rng: &mut Rng, len: u32) -> i64 {
@@ -43,7 +37,7 @@ fn magnitude_of_len(rng: &mut Rng, len: u32) -> i64 {
         1u64 << (7 * (len - 1) - 1)
     };
     let hi = 1u64 << (7 * len - 1);
-    (lo + rng.next() % (hi - lo)) as i64
+    (lo + rng.next_u64() % (hi - lo)) as i64
 }
 
 /// Signed random walk whose deltas have ZigZag lengths drawn by `len_of`.
@@ -61,12 +55,12 @@ fn walk(rng: &mut Rng, mut len_of: impl FnMut(&mut Rng) -> u32) -> Vec<i64> {
 }
 
 fn bench_delta(c: &mut Criterion) {
-    let mut rng = Rng(0x5eed);
+    let mut rng = Rng::star(0x5eed);
     // Mostly one-byte unsigned deltas (sorted partition / row IDs).
     let mut v = 0u64;
     let sorted: Vec<u64> = (0..VALUES)
         .map(|_| {
-            let r = rng.next();
+            let r = rng.next_u64();
             v += if r.is_multiple_of(20) {
                 128 + (r >> 8) % 16_000
             } else {
@@ -78,7 +72,7 @@ fn bench_delta(c: &mut Criterion) {
     let mut unsigned_bytes = Vec::new();
     varint::push_deltas(&mut unsigned_bytes, 0, &sorted).unwrap();
 
-    let uniform = walk(&mut rng, |r| 1 + (r.next() % 9) as u32);
+    let uniform = walk(&mut rng, |r| 1 + (r.next_u64() % 9) as u32);
     let nine = walk(&mut rng, |_| 9);
     let mut uniform_bytes = Vec::new();
     varint::push_zigzag_deltas(&mut uniform_bytes, 0, &uniform).unwrap();
@@ -216,7 +210,7 @@ fn peers_zigzag(
 }
 
 fn bench_unpack(c: &mut Criterion) {
-    let mut rng = Rng(0xb17);
+    let mut rng = Rng::star(0xb17);
     let mut group = c.benchmark_group("unpack_u32");
     group.throughput(Throughput::Elements(VALUES as u64));
     group
@@ -229,7 +223,7 @@ fn bench_unpack(c: &mut Criterion) {
         } else {
             (1u32 << width) - 1
         };
-        let values: Vec<u32> = (0..VALUES).map(|_| rng.next() as u32 & mask).collect();
+        let values: Vec<u32> = (0..VALUES).map(|_| rng.next_u64() as u32 & mask).collect();
         let wide: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
         let packed = bitpack::pack(&wide, width).unwrap();
         let view = BitPacked::new(&packed, width, VALUES).unwrap();
@@ -276,8 +270,8 @@ fn bench_unpack(c: &mut Criterion) {
 }
 
 fn bench_sha256(c: &mut Criterion) {
-    let mut rng = Rng(0x5a);
-    let data: Vec<u8> = (0..16 << 20).map(|_| rng.next() as u8).collect();
+    let mut rng = Rng::star(0x5a);
+    let data: Vec<u8> = (0..16 << 20).map(|_| rng.next_u64() as u8).collect();
     let mut group = c.benchmark_group("sha256");
     group.throughput(Throughput::Bytes(data.len() as u64));
     group.sample_size(10);

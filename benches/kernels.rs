@@ -26,22 +26,16 @@ use std::time::Duration;
 
 const VALUES: usize = 1 << 16;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 fn of_len(rng: &mut Rng, len: u32) -> u64 {
     if len <= 1 {
-        return rng.next() % 128;
+        return rng.next_u64() % 128;
     }
     let lo = 1u64 << (7 * (len - 1));
-    lo + rng.next() % ((1u64 << (7 * len)) - lo)
+    lo + rng.next_u64() % ((1u64 << (7 * len)) - lo)
 }
 
 /// A stream of raw varints for a distribution, with `zigzag` = whether they are ZigZag
@@ -49,17 +43,17 @@ fn of_len(rng: &mut Rng, len: u32) -> u64 {
 /// ZigZag deltas in `+x, -x` pairs, so 65 536 of them never overflow the running `i64` (an
 /// unsigned stream of 9-byte deltas overflows `u64` after 256 values).
 fn stream(dist: &str, seed: u64) -> (Vec<u8>, bool) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::xorshift(seed);
     let mut raws = Vec::with_capacity(VALUES);
     match dist {
         // 15 of 16 one-byte deltas, the rest 2..=3 bytes.
         "mostly_1" => {
             while raws.len() < VALUES {
-                let pick = rng.next();
+                let pick = rng.next_u64();
                 let raw = if pick.is_multiple_of(16) {
                     of_len(&mut rng, 2 + ((pick >> 8) % 2) as u32)
                 } else {
-                    rng.next() % 128
+                    rng.next_u64() % 128
                 };
                 raws.push(raw);
             }
@@ -70,7 +64,7 @@ fn stream(dist: &str, seed: u64) -> (Vec<u8>, bool) {
                 let len = if dist == "all_9" {
                     9
                 } else {
-                    1 + (rng.next() % 9) as u32
+                    1 + (rng.next_u64() % 9) as u32
                 };
                 let x = of_len(&mut rng, len) >> 1;
                 raws.push(x << 1); // zigzag(+x)
@@ -213,14 +207,14 @@ fn varint_benches(c: &mut Criterion) {
 }
 
 fn unpack_benches(c: &mut Criterion) {
-    let mut rng = Rng(7);
+    let mut rng = Rng::xorshift(7);
     for width in 1..=32u8 {
         let mask = if width == 32 {
             u32::MAX
         } else {
             (1u32 << width) - 1
         };
-        let values: Vec<u32> = (0..VALUES).map(|_| rng.next() as u32 & mask).collect();
+        let values: Vec<u32> = (0..VALUES).map(|_| rng.next_u64() as u32 & mask).collect();
         let wide: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
         let ours = pack(&wide, width).unwrap();
         let view = BitPacked::new(&ours, width, VALUES).unwrap();
@@ -305,15 +299,17 @@ fn unpack_benches(c: &mut Criterion) {
 }
 
 fn get_benches(c: &mut Criterion) {
-    let mut rng = Rng(9);
+    let mut rng = Rng::xorshift(9);
     let width = 13u8;
     let count = (1usize << 20) * 8 / usize::from(width);
     let values: Vec<u64> = (0..count)
-        .map(|_| rng.next() & ((1 << width) - 1))
+        .map(|_| rng.next_u64() & ((1 << width) - 1))
         .collect();
     let bytes = pack(&values, width).unwrap();
     let view = BitPacked::new(&bytes, width, count).unwrap();
-    let indices: Vec<usize> = (0..4096).map(|_| (rng.next() as usize) % count).collect();
+    let indices: Vec<usize> = (0..4096)
+        .map(|_| (rng.next_u64() as usize) % count)
+        .collect();
     let mut group = c.benchmark_group("get");
     group.throughput(Throughput::Elements(indices.len() as u64));
     group.bench_function("lakecore/1MiB_w13", |b| {

@@ -13,19 +13,13 @@ use lakecore::sidecar::{
 use sha2::Digest;
 use std::hint::black_box;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// A sidecar of `blocks` blocks; returns the bytes and the manifest facts.
 fn generate(layout: Layout, blocks: usize) -> (Vec<u8>, ManifestFacts) {
-    let mut rng = Rng(0x1234_5678);
+    let mut rng = Rng::star(0x1234_5678);
     let header = {
         let mut h = b"Obj\x01".to_vec();
         h.resize(64, 0);
@@ -48,20 +42,20 @@ fn generate(layout: Layout, blocks: usize) -> (Vec<u8>, ManifestFacts) {
     let mut row = 0i64;
     let mut entries = 0u64;
     for i in 0..blocks {
-        let len = 4000 + rng.next() % 4000;
+        let len = 4000 + rng.next_u64() % 4000;
         b.begin_block(offset, len).unwrap();
         for _ in 0..20 {
-            let count = 1 + (rng.next() % 300) as i64;
-            let p = &partitions[(i / 8 + (rng.next() % 5) as usize) % partitions.len()];
+            let count = 1 + (rng.next_u64() % 300) as i64;
+            let p = &partitions[(i / 8 + (rng.next_u64() % 5) as usize) % partitions.len()];
             b.add(EntryCoverage {
                 partition: Some(p),
-                bucket: Some((rng.next() % 8) as i32),
+                bucket: Some((rng.next_u64() % 8) as i32),
                 total_buckets: Some(8),
                 first_row_id: Some(row),
                 row_count: count,
             })
             .unwrap();
-            row += count + 1 + (rng.next() % 50) as i64; // a gap after each file
+            row += count + 1 + (rng.next_u64() % 50) as i64; // a gap after each file
             entries += 1;
         }
         b.end_block().unwrap();

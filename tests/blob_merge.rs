@@ -10,6 +10,10 @@ use lakecore::ErrorKind;
 mod blob_common;
 use blob_common::{merge, model, spec, write, Out, Spec};
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 fn all(specs: &[Spec]) -> Vec<Out> {
     merge(specs, MergeOptions::default()).unwrap()
 }
@@ -283,19 +287,6 @@ fn empty_files_are_ignored() {
     assert_eq!(got, [(3, 1, Some("a3".into())), (4, 2, None)]);
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn random_specs(rng: &mut Rng) -> Vec<Spec> {
     let span = 1 + rng.below(60);
     let layers = 1 + rng.below(5);
@@ -321,7 +312,7 @@ fn random_specs(rng: &mut Rng) -> Vec<Spec> {
 
 #[test]
 fn randomised_against_naive_model() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::xorshift(0x9e37_79b9_7f4a_7c15);
     let iterations = if cfg!(miri) { 20 } else { 1500 };
     let (mut rows, mut errors) = (0usize, 0usize);
     for _ in 0..iterations {
@@ -369,7 +360,7 @@ fn randomised_against_naive_model() {
 fn randomised_large_files_against_naive_model() {
     // Long files so that whole 64-row blocks fall inside one file (the bulk path), mixed
     // with file boundaries, gaps, ranges and deletions (the per-row path).
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::xorshift(0x2545_f491_4f6c_dd1d);
     let iterations = if cfg!(miri) { 2 } else { 40 };
     for _ in 0..iterations {
         let layers = 2 + rng.below(3);

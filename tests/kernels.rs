@@ -10,26 +10,9 @@
 use lakecore::arch::{kernels, scalar, Tier};
 use lakecore::codec::varint::{encode_u64, zigzag_encode, VarintFormat};
 
-/// xorshift64*: a tiny seeded generator (the test's only source of randomness).
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// The non-scalar tiers this machine runs (the comparison target is always scalar).
 fn simd_tiers() -> Vec<Tier> {
@@ -119,7 +102,7 @@ fn raw_of_len(rng: &mut Rng, len: u32) -> u64 {
 }
 
 fn raw_delta(rng: &mut Rng, dist: Dist) -> u64 {
-    let pick = rng.next();
+    let pick = rng.next_u64();
     match dist {
         Dist::MostlyOne => {
             if pick.is_multiple_of(16) {
@@ -498,7 +481,7 @@ fn varint_random_mutations() {
                 0 => 0x00,
                 1 => 0x80,
                 2 => bytes[i] ^ 0x80,
-                _ => rng.next() as u8,
+                _ => rng.next_u64() as u8,
             };
         }
         for format in formats(&mut rng) {
@@ -520,7 +503,7 @@ fn varint_random_bytes() {
             // Bias towards small bytes so streams are mostly valid for a while.
             let bytes: Vec<u8> = (0..len)
                 .map(|_| {
-                    let b = rng.next() as u8;
+                    let b = rng.next_u64() as u8;
                     if rng.below(4) == 0 {
                         b
                     } else {
@@ -542,7 +525,7 @@ fn packed(rng: &mut Rng, width: u32, count: usize) -> Vec<u8> {
     let mut bytes = vec![0u8; (count * width as usize).div_ceil(8)];
     let mask = scalar::low_mask(width);
     for i in 0..count {
-        let v = rng.next() & mask;
+        let v = rng.next_u64() & mask;
         for b in 0..width as usize {
             if v >> b & 1 == 1 {
                 let bit = i * width as usize + b;
@@ -681,7 +664,7 @@ fn check_lengths_matches_scalar_and_model() {
                     (0 | 1, 0..=3) => -1 - rng.below(2) as i64,
                     (0 | 1, _) => 16 + rng.below(1 << 20) as i64,
                     (_, 0..=9) => special[rng.below(special.len() as u64) as usize],
-                    _ => rng.next() as i64 >> rng.below(64),
+                    _ => rng.next_u64() as i64 >> rng.below(64),
                 })
                 .collect();
             for (min_real, floor) in [(16, 2), (0, 1), (16, 1)] {

@@ -14,6 +14,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 const WAREHOUSE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse");
 
 fn tables() -> Vec<PathBuf> {
@@ -278,19 +282,6 @@ fn latest(dir: &Path) -> u64 {
         .unwrap()
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 // ---------------------------------------------------------------- tests
 
 #[test]
@@ -426,7 +417,7 @@ fn random_query(
 
 #[test]
 fn random_queries_equal_filtered_full_read() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::xorshift(0x9e37_79b9_7f4a_7c15);
     let mut nonempty = 0;
     let mut pruned = 0;
     let mut total = 0;
@@ -521,7 +512,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn corrupted_sidecar_falls_back_to_full_read() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::xorshift(42);
     for name in ["sc.db/part_append_rs", "sc.db/bucket4_rs", "sc.db/de_rs"] {
         let src = Path::new(WAREHOUSE).join(name);
         let tmp = std::env::temp_dir().join(format!(
@@ -633,7 +624,7 @@ fn mutated_metadata_never_panics() {
         &partition_schema(&src).0,
         &partition_schema(&src).1,
     );
-    let mut rng = Rng(7);
+    let mut rng = Rng::xorshift(7);
     let (mut ok, mut err) = (0, 0);
     for victim in &victims {
         let original = fs::read(victim).unwrap();

@@ -13,6 +13,10 @@
 #[path = "../src/bin/lakecore/table_gen.rs"]
 mod table_gen;
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 use lakecore::io::scan::{ManifestRead, ScanOptions, ScanPlan, ScanQuery, Table};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -131,16 +135,6 @@ fn parallel_plan(table: &Table, q: &ScanQuery, threads: usize) -> ScanPlan {
     prepared.finish(slots.into_iter().map(Option::unwrap).collect())
 }
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
-}
-
 fn random_query(rng: &mut Rng, g: &Generated, spec: &Spec) -> ScanQuery {
     let mut q = ScanQuery::default();
     if rng.below(2) == 0 {
@@ -238,7 +232,7 @@ fn random_queries_in_parallel_equal_full_reads_and_the_model() {
     let off = ScanOptions {
         read_sidecars: false,
     };
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::xorshift(0x9e37_79b9_7f4a_7c15);
     let (mut nonempty, mut pruned) = (0, 0);
     for i in 0..40 {
         let q = random_query(&mut rng, &g, &spec);

@@ -73,14 +73,14 @@ fn random_blocks(rng: &mut Rng) -> Vec<Vec<TestEntry>> {
         .map(|_| {
             (0..1 + rng.below(30))
                 .map(|_| TestEntry {
-                    first_row_id: if rng.chance(10) {
+                    first_row_id: if rng.one_in(10) {
                         None
                     } else {
                         Some(rng.below(1 << 40) as i64)
                     },
                     row_count: 1 + rng.below(1000) as i64,
                     partition: pool[rng.below(3) as usize].clone(),
-                    bucket: Some(if rng.chance(10) {
+                    bucket: Some(if rng.one_in(10) {
                         -1
                     } else {
                         rng.below(4) as i32
@@ -94,7 +94,7 @@ fn random_blocks(rng: &mut Rng) -> Vec<Vec<TestEntry>> {
 
 #[test]
 fn every_codec_and_wrapper_builds_what_the_entries_say() {
-    let mut rng = Rng(77);
+    let mut rng = Rng::star(77);
     let codecs = || {
         [
             Codec::Null,
@@ -147,7 +147,7 @@ fn every_codec_and_wrapper_builds_what_the_entries_say() {
 
 #[test]
 fn avro_framing_errors_are_located() {
-    let blocks = random_blocks(&mut Rng(5));
+    let blocks = random_blocks(&mut Rng::star(5));
     let manifest = write_manifest(Codec::Null, false, &blocks);
     let c = Container::parse(&manifest).unwrap();
     let first = c.blocks().next().unwrap().unwrap();

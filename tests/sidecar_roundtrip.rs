@@ -82,7 +82,7 @@ fn random_ranges(rng: &mut Rng) -> Vec<(u64, u64)> {
             let a = rng.below(scale);
             let width = [1u64, 10, 1000][rng.below(3) as usize];
             let b = a.saturating_add(rng.below(width));
-            if rng.chance(10) {
+            if rng.one_in(10) {
                 (b, a) // inverted: dropped by normalisation
             } else {
                 (a, b)
@@ -93,7 +93,7 @@ fn random_ranges(rng: &mut Rng) -> Vec<(u64, u64)> {
 
 #[test]
 fn random_builds_select_like_brute_force() {
-    let mut rng = Rng(0x5eed_5eed_1234_5678);
+    let mut rng = Rng::star(0x5eed_5eed_1234_5678);
     let mut checked = 0u64;
     for case in 0..400 {
         let pool = tuple_pool(&mut rng);
@@ -177,11 +177,11 @@ fn random_builds_select_like_brute_force() {
                 }
                 for _ in 0..8 {
                     let raw = random_ranges(&mut rng);
-                    let use_rows = !rng.chance(4);
-                    let chosen: Vec<bool> = pool.iter().map(|_| rng.chance(2)).collect();
-                    let use_part = rng.chance(2);
+                    let use_rows = !rng.one_in(4);
+                    let chosen: Vec<bool> = pool.iter().map(|_| rng.one_in(2)).collect();
+                    let use_part = rng.one_in(2);
                     let bmod = 1 + rng.below(4) as i32;
-                    let use_bucket = rng.chance(2);
+                    let use_bucket = rng.one_in(2);
                     let part_pred = |t: &[u8]| chosen[pool.iter().position(|p| p == t).unwrap()];
                     let bucket_pred = move |b: i32, _t: i32| b % bmod == 0;
                     let mut ranges = raw.clone();
@@ -226,7 +226,7 @@ fn random_builds_select_like_brute_force() {
 
 #[test]
 fn normalisation_matches_a_naive_union() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::star(99);
     for _ in 0..2000 {
         let raw: Vec<(u64, u64)> = (0..rng.below(6))
             .map(|_| {
@@ -236,7 +236,7 @@ fn normalisation_matches_a_naive_union() {
             .collect();
         let raw: Vec<(u64, u64)> = raw
             .into_iter()
-            .map(|(a, b)| if rng.chance(5) { (b + 1, a) } else { (a, b) })
+            .map(|(a, b)| if rng.one_in(5) { (b + 1, a) } else { (a, b) })
             .collect();
         let mut buf = raw.clone();
         let norm = RowRanges::normalize(&mut buf).as_slice().to_vec();

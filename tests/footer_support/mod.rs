@@ -10,66 +10,55 @@ use lakecore::footer::writer::{
 };
 use lakecore::footer::ModularFooter;
 
-pub struct Rng(pub u64);
+#[path = "../support/rng.rs"]
+mod rng;
+use rng::Rng;
 
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+/// `prefix` and then up to `max - 1` random lowercase letters.
+fn letters(rng: &mut Rng, prefix: &[u8], max: u64) -> Vec<u8> {
+    let mut v = prefix.to_vec();
+    for _ in 0..rng.below(max) {
+        v.push(b'a' + rng.below(26) as u8);
     }
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
-    }
-    pub fn chance(&mut self, pct: u64) -> bool {
-        self.below(100) < pct
-    }
-    fn bytes(&mut self, prefix: &[u8], max: u64) -> Vec<u8> {
-        let mut v = prefix.to_vec();
-        for _ in 0..self.below(max) {
-            v.push(b'a' + self.below(26) as u8);
-        }
-        v
-    }
+    v
 }
 
 fn stats(rng: &mut Rng, all_present: bool) -> StatsInput {
-    let prefix = if rng.chance(50) { &b"common-"[..] } else { b"" };
-    let min_max = (all_present || rng.chance(70)).then(|| {
-        let a = rng.bytes(prefix, 6);
-        let b = rng.bytes(prefix, 6);
+    let prefix = if rng.percent(50) {
+        &b"common-"[..]
+    } else {
+        b""
+    };
+    let min_max = (all_present || rng.percent(70)).then(|| {
+        let a = letters(rng, prefix, 6);
+        let b = letters(rng, prefix, 6);
         let (min, max) = if a <= b { (a, b) } else { (b, a) };
         MinMax {
             min,
             max,
-            min_exact: !rng.chance(10),
-            max_exact: !rng.chance(10),
+            min_exact: !rng.percent(10),
+            max_exact: !rng.percent(10),
         }
     });
     StatsInput {
-        null_count: (all_present || rng.chance(80)).then(|| rng.below(1000)),
-        nan_count: rng.chance(30).then(|| rng.below(5)),
+        null_count: (all_present || rng.percent(80)).then(|| rng.below(1000)),
+        nan_count: rng.percent(30).then(|| rng.below(5)),
         min_max,
     }
 }
 
 /// A seeded footer input for `c` columns and `g` row groups, plus the data region length.
 pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::xorshift(seed | 1);
     let names: Vec<String> = (0..c).map(|i| format!("col_{i}")).collect();
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let types: Vec<u8> = (0..c).map(|_| rng.below(8) as u8).collect();
     let rows: Vec<u64> = (0..g).map(|_| rng.below(10_000)).collect();
     let mut input = FooterInput::flat(&name_refs, &types, &rows);
     let data_len = 4 + (c as usize * g as usize) * 100 + 64;
-    let with_stats = rng.chance(80);
-    let with_oi = rng.chance(70);
-    let with_ci = rng.chance(70);
+    let with_stats = rng.percent(80);
+    let with_oi = rng.percent(70);
+    let with_ci = rng.percent(70);
     let mut pos = 4u64;
     for chunk in input.chunks.iter_mut() {
         let ndict = rng.below(3) as usize;
@@ -83,9 +72,9 @@ pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
             total_uncompressed_size: 100 + rng.below(1 << 40),
             num_values: rng.below(1 << 20),
             codec: rng.below(8) as u8,
-            is_fully_dictionary_encoded: rng.chance(50),
-            statistics: (with_stats && rng.chance(90)).then(|| stats(&mut rng, false)),
-            offset_index: (with_oi && rng.chance(90)).then(|| {
+            is_fully_dictionary_encoded: rng.percent(50),
+            statistics: (with_stats && rng.percent(90)).then(|| stats(&mut rng, false)),
+            offset_index: (with_oi && rng.percent(90)).then(|| {
                 (0..npages)
                     .map(|i| PageLocationInput {
                         offset: data + i as u64 * 5,
@@ -94,11 +83,11 @@ pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
                     })
                     .collect()
             }),
-            column_index: (with_ci && rng.chance(90)).then(|| ColumnIndexInput {
+            column_index: (with_ci && rng.percent(90)).then(|| ColumnIndexInput {
                 boundary_order: rng.below(3) as u8,
                 pages: (0..npages)
                     .map(|_| {
-                        let null_page = rng.chance(20);
+                        let null_page = rng.percent(20);
                         let mut s = stats(&mut rng, !null_page);
                         if null_page {
                             s.min_max = None;
@@ -113,7 +102,7 @@ pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
         };
         pos += 100;
     }
-    if rng.chance(50) {
+    if rng.percent(50) {
         input.created_by = Some(b"lakecore test".to_vec());
     }
     (input, data_len)

@@ -4,41 +4,23 @@
 
 use lakecore::ErrorKind;
 
-/// A deterministic xorshift64* generator.
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
+#[path = "../support/rng.rs"]
+mod rng;
+pub use rng::Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next_u64() as u8).collect()
-    }
-    /// A value whose shortest varint takes exactly `len` bytes (1..=10).
-    pub fn value_of_len(&mut self, len: u32) -> u64 {
-        let lo = if len == 1 {
-            0
-        } else {
-            1u128 << (7 * (len - 1))
-        };
-        let hi = if len >= 10 {
-            1u128 << 64
-        } else {
-            1u128 << (7 * len)
-        };
-        (lo + u128::from(self.next_u64()) % (hi - lo)) as u64
-    }
+/// A value whose shortest varint takes exactly `len` bytes (1..=10).
+pub fn value_of_len(rng: &mut Rng, len: u32) -> u64 {
+    let lo = if len == 1 {
+        0
+    } else {
+        1u128 << (7 * (len - 1))
+    };
+    let hi = if len >= 10 {
+        1u128 << 64
+    } else {
+        1u128 << (7 * len)
+    };
+    (lo + u128::from(rng.next_u64()) % (hi - lo)) as u64
 }
 
 /// Shortest LEB128 encoding, by repeated division.

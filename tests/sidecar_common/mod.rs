@@ -3,6 +3,11 @@
 
 use lakecore::sidecar::{BuildSettings, EntryCoverage, Layout, SidecarBuilder};
 
+#[path = "../support/rng.rs"]
+mod rng;
+#[allow(unused_imports)] // not every sidecar test draws random data
+pub use rng::Rng;
+
 pub fn unhex(s: &str) -> Vec<u8> {
     let s: String = s.split_whitespace().collect();
     (0..s.len())
@@ -177,24 +182,6 @@ pub fn brute_keeps(
         }
     }
     true
-}
-
-/// xorshift64*: deterministic test randomness.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
-    pub fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
 }
 
 /// Recomputes the trailer of a (mutated) sidecar so validation gets past the checksum.

@@ -7,7 +7,7 @@
 //! The other sections: codecs, one sidecar in both layouts, BLOB layers, modular footers.
 //! A closing summary repeats the key figures.
 
-use crate::table_gen::{self, Generated, Spec};
+use crate::table_gen::{self, Generated, Rng, Spec};
 use crate::util::{CliResult, Failure};
 use lakecore::codec::bitpack::{self, BitPacked};
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat};
@@ -249,23 +249,6 @@ fn table_scan(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> C
         );
     }
     Ok(())
-}
-
-/// A small deterministic generator (xorshift64*), so runs are repeatable.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a non-zero seed.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed | 1)
-    }
-    /// The next pseudo-random value.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 fn rate(count: usize, seconds: f64) -> String {

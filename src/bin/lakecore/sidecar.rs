@@ -374,7 +374,7 @@ fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Pa
 /// The demo section: a synthetic manifest (real Avro, many blocks), its sidecars in both
 /// layouts, mapped from disk, and timed selections.
 pub fn demo(entries: usize, per_block: usize, summary: &mut crate::demo::Summary) -> CliResult {
-    use crate::demo::Rng;
+    use crate::table_gen::Rng;
     use apache_avro::types::Value;
     println!("\n== sidecar: synthetic manifest, {entries} entries, {per_block} per block");
     let schema_text = r#"{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[

@@ -205,18 +205,24 @@ const LIST_SCHEMA: &str = r#"{"type":"record","namespace":"org.apache.paimon.avr
 {"name":"_TOTAL_BUCKETS","type":["null","int"],"default":null},
 {"name":"_EXTRA_FILES","type":["null",{"type":"array","items":"string"}],"default":null}]}"#;
 
-/// xorshift64*: deterministic names and row counts.
-struct Rng(u64);
+/// xorshift64*: a small deterministic generator (names and row counts here, the demo's
+/// synthetic data), so runs are repeatable.
+pub struct Rng(u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    /// A generator from a seed (made odd, so never the zero state).
+    pub fn new(seed: u64) -> Self {
+        Rng(seed | 1)
+    }
+    /// The next pseudo-random value.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
     fn uuid(&mut self) -> String {
-        let (a, b) = (self.next(), self.next());
+        let (a, b) = (self.next_u64(), self.next_u64());
         format!(
             "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
             a >> 32,
@@ -355,7 +361,7 @@ pub fn generate(table_dir: &Path, spec: &Spec) -> Result<Generated, String> {
     }
     let entry_schema = Schema::parse_str(ENTRY_SCHEMA).map_err(err("entry schema"))?;
     let list_schema = Schema::parse_str(LIST_SCHEMA).map_err(err("list schema"))?;
-    let mut rng = Rng(spec.seed | 1);
+    let mut rng = Rng::new(spec.seed);
     let partitions: Vec<(String, i32)> = (0..spec.days)
         .flat_map(|d| spec.hours.iter().map(move |&h| (day_text(d), h)))
         .collect();
@@ -372,8 +378,8 @@ pub fn generate(table_dir: &Path, spec: &Spec) -> Result<Generated, String> {
     let (mut next_row, mut seq) = (0i64, 0i64);
     let marker = |rng: &mut Rng| {
         let mut m = [0u8; 16];
-        m[..8].copy_from_slice(&rng.next().to_le_bytes());
-        m[8..].copy_from_slice(&rng.next().to_le_bytes());
+        m[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
+        m[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
         m
     };
     for m in 0..spec.manifests {
@@ -416,7 +422,7 @@ pub fn generate(table_dir: &Path, spec: &Spec) -> Result<Generated, String> {
                 let partition = partition_bytes(dt, *hr);
                 for bucket in 0..spec.buckets {
                     for _ in 0..spec.files_per_bucket {
-                        let row_count = 1 + (rng.next() % 20_000) as i64;
+                        let row_count = 1 + (rng.next_u64() % 20_000) as i64;
                         entries.push(Entry {
                             manifest: m,
                             delete: false,
