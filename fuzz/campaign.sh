@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every bolero harness under libFuzzer (`cargo bolero test`, nightly, AddressSanitizer)
-# for a fixed time each, JOBS at a time, and prints one summary line per harness.
+# for a fixed time each, JOBS at a time, and prints one summary line per harness. Keep one
+# `check!` per test: under libFuzzer only the first `check!` of a test runs.
 #
 #   fuzz/campaign.sh [SECONDS_PER_HARNESS=600] [JOBS=2]
 #
@@ -13,7 +14,7 @@ jobs=${2:-2}
 features="std simd expose-kernels"
 harnesses=(
   sidecar_arbitrary_bytes sidecar_resealed_golden_mutations
-  view_raw_bytes view_mutated_files nested_payloads merge_matches_model
+  view_raw_bytes view_mutated_files nested_payloads nested_payloads_round_trip merge_matches_model
   arbitrary_pages_and_windows_never_panic generated_footers_round_trip_and_mutations_never_panic
   avro_arbitrary_bytes avro_mutated_real_manifests
   arbitrary_bytes_never_panic derived_trees_round_trip
