@@ -156,9 +156,14 @@ impl<'a> BitPacked<'a> {
             // `index * width < len * width <= 8 * bytes.len()`: no overflow.
             let bit = index.wrapping_mul(usize::from(self.width));
             let byte = bit >> 3;
-            // `fast_len` guarantees `byte + 8 <= bytes.len()`, so this check never fails.
-            if let Some(chunk) = self.bytes.get(byte..).and_then(|r| r.first_chunk::<8>()) {
-                return Some((u64::from_le_bytes(*chunk) >> (bit & 7)) & self.mask);
+            // `fast_len` guarantees `byte + 8 <= bytes.len()`, so this check never fails; as
+            // `byte < 2^61` the end cannot overflow, which leaves one compare for the check.
+            if let Some(chunk) = self
+                .bytes
+                .get(byte..byte + 8)
+                .and_then(|r| <[u8; 8]>::try_from(r).ok())
+            {
+                return Some((u64::from_le_bytes(chunk) >> (bit & 7)) & self.mask);
             }
         }
         self.get_cold(index)
