@@ -1,6 +1,7 @@
 //! Differential fuzzing of every kernel tier against the scalar reference
 //! (`lakecore::arch::scalar`): varint delta decode (unsigned and ZigZag), validate/count,
-//! bit unpack to `u32`/`u64`. Same results, same error kind and offset, same output buffers.
+//! bit unpack to `u32`/`u64`, the BLOB merge-layer step. Same results, same error kind and
+//! offset, same output buffers.
 //!
 //! Runs as a short `#[test]` under `cargo test --features expose-kernels --test fuzz_kernels`,
 //! and as a real fuzz target under `cargo bolero test`. Skipped under Miri (bolero touches the
@@ -134,4 +135,42 @@ fn unpack_kernels_match_scalar() {
     bolero::check!()
         .with_type::<UnpackCase>()
         .for_each(check_unpack);
+}
+
+/// (entries, slot entries, slot offsets, record, tag): entries and slots are reduced to the
+/// kinds the merge meets (gap, placeholder, NULL, lengths) most of the time.
+type MergeCase = (Vec<i64>, Vec<i64>, Vec<u64>, u64, u8);
+
+fn check_merge_layer(&(ref entries, ref slots, ref offsets, record, tag): &MergeCase) {
+    let kind = |v: i64| match v.rem_euclid(16) {
+        0 => i64::MIN,
+        1 => -2,
+        2 => -1,
+        3 => v,
+        _ => 16 + (v >> 8).rem_euclid(1 << 24),
+    };
+    let entries: Vec<i64> = entries.iter().map(|&v| kind(v)).collect();
+    let slots: Vec<i64> = slots.iter().map(|&v| kind(v)).collect();
+    let n = entries.len().min(slots.len()).min(offsets.len());
+    let tags: Vec<u64> = (0..n as u64).collect();
+    let tag = u64::from(tag);
+    let (mut e, mut o, mut t) = (slots.clone(), offsets.clone(), tags.clone());
+    let want = scalar::merge_layer(&entries, record, tag, &mut e, &mut o, &mut t);
+    for tier in simd_tiers() {
+        let (mut e2, mut o2, mut t2) = (slots.clone(), offsets.clone(), tags.clone());
+        let got = kernels::merge_layer(tier, &entries, record, tag, &mut e2, &mut o2, &mut t2);
+        assert_eq!(got, Some(want), "{tier:?}");
+        assert_eq!((&e2, &o2, &t2), (&e, &o, &t), "{tier:?}");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "bolero reads its corpus from the file system, which Miri isolates"
+)]
+fn merge_layer_kernels_match_scalar() {
+    bolero::check!()
+        .with_type::<MergeCase>()
+        .for_each(check_merge_layer);
 }

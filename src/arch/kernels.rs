@@ -198,6 +198,42 @@ pub fn check_lengths(
     })
 }
 
+/// Tier-explicit [`scalar::merge_layer`].
+pub fn merge_layer(
+    tier: Tier,
+    entries: &[i64],
+    record: u64,
+    tag: u64,
+    slot_entries: &mut [i64],
+    slot_offsets: &mut [u64],
+    slot_tags: &mut [u64],
+) -> Option<scalar::LayerStep> {
+    if !tier.is_available() {
+        return None;
+    }
+    Some(match tier {
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX2.
+        Tier::Avx2 => unsafe {
+            avx2::merge_layer(entries, record, tag, slot_entries, slot_offsets, slot_tags)
+        },
+        #[cfg(all(
+            feature = "simd",
+            not(lakecore_backend = "scalar"),
+            target_arch = "x86_64"
+        ))]
+        // SAFETY: `is_available` checked AVX-512 F/BW/VL + AVX2.
+        Tier::Avx512 => unsafe {
+            avx512::merge_layer(entries, record, tag, slot_entries, slot_offsets, slot_tags)
+        },
+        _ => scalar::merge_layer(entries, record, tag, slot_entries, slot_offsets, slot_tags),
+    })
+}
+
 /// Tier-explicit [`scalar::unpack_u32`]; returns `Some(())` when the tier ran.
 pub fn unpack_u32(
     tier: Tier,

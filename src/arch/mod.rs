@@ -252,6 +252,29 @@ pub(crate) fn check_lengths(chunk: &[i64], min_real: i64, floor: i64) -> scalar:
 }
 
 #[inline]
+pub(crate) fn merge_layer(
+    entries: &[i64],
+    record: u64,
+    tag: u64,
+    slot_entries: &mut [i64],
+    slot_offsets: &mut [u64],
+    slot_tags: &mut [u64],
+) -> scalar::LayerStep {
+    match kernels::merge_layer(
+        active_tier(),
+        entries,
+        record,
+        tag,
+        slot_entries,
+        slot_offsets,
+        slot_tags,
+    ) {
+        Some(r) => r,
+        None => scalar::merge_layer(entries, record, tag, slot_entries, slot_offsets, slot_tags),
+    }
+}
+
+#[inline]
 pub(crate) fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     if kernels::unpack_u32(active_tier(), bytes, width, start, out).is_none() {
         scalar::unpack_u32(bytes, width, start, out);

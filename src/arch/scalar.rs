@@ -172,6 +172,57 @@ pub(crate) fn check_lengths_body(chunk: &[i64], min_real: i64, floor: i64) -> Le
     }
 }
 
+/// What [`merge_layer`] leaves behind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerStep {
+    /// The record offset after the walked entries: `record` plus their non-negative
+    /// entries (wrapping).
+    pub record: u64,
+    /// Whether some walked slot is still unresolved (its entry below `-1`).
+    pub unresolved: bool,
+}
+
+/// One layer's step of the BLOB fallback merge over a block of rows.
+///
+/// `entries` are the layer's index entries for the block's rows and `record` the offset of
+/// the first row's record; row `i`'s record starts at `record` plus the non-negative entries
+/// before it. Slot `i` is still unresolved when `slot_entries[i]` is below `-1` (a
+/// placeholder or a gap so far); such a slot takes `entries[i]`, that record offset and
+/// `tag`, every other slot keeps what a newer layer gave it. Walks the shortest of the four
+/// slices.
+///
+/// Branch-free (which layer wins a row is data, so a branch would mispredict); the tiers
+/// compute the offsets as vector prefix sums and update the slots with masked stores.
+#[inline]
+pub fn merge_layer(
+    entries: &[i64],
+    record: u64,
+    tag: u64,
+    slot_entries: &mut [i64],
+    slot_offsets: &mut [u64],
+    slot_tags: &mut [u64],
+) -> LayerStep {
+    let mut record = record;
+    let mut unresolved = 0u64;
+    let slots = slot_entries
+        .iter_mut()
+        .zip(slot_offsets.iter_mut())
+        .zip(slot_tags.iter_mut());
+    for (&e, ((se, so), st)) in entries.iter().zip(slots) {
+        let take = 0u64.wrapping_sub(u64::from(*se < -1));
+        let entry = (e.cast_unsigned() & take) | (se.cast_unsigned() & !take);
+        *se = entry.cast_signed();
+        *so = (record & take) | (*so & !take);
+        *st = (tag & take) | (*st & !take);
+        unresolved |= u64::from(entry.cast_signed() < -1);
+        record = record.wrapping_add((e & !(e >> 63)).cast_unsigned());
+    }
+    LayerStep {
+        record,
+        unresolved: unresolved != 0,
+    }
+}
+
 /// ZigZag decoding: `0, 1, 2, 3, ...` -> `0, -1, 1, -2, ...`.
 #[inline]
 pub const fn zigzag_decode(raw: u64) -> i64 {
