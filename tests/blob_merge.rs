@@ -358,7 +358,7 @@ fn randomised_against_naive_model() {
 
 #[test]
 fn randomised_large_files_against_naive_model() {
-    // Long files so that whole 64-row blocks fall inside one file (the bulk path), mixed
+    // Long files so that whole 1024-row blocks fall inside one file (the bulk path), mixed
     // with file boundaries, gaps, ranges and deletions (the per-row path).
     let mut rng = Rng::xorshift(0x2545_f491_4f6c_dd1d);
     let iterations = if cfg!(miri) { 2 } else { 40 };
@@ -367,8 +367,8 @@ fn randomised_large_files_against_naive_model() {
         let mut specs = Vec::new();
         for l in 0..layers {
             let mut id = rng.below(100);
-            while id < 1500 {
-                let len = 1 + rng.below(400);
+            while id < 6000 {
+                let len = 1 + rng.below(3000);
                 let cells: Vec<String> = (0..len)
                     .map(|i| match rng.below(8) {
                         0 => "N".to_string(),
@@ -384,8 +384,9 @@ fn randomised_large_files_against_naive_model() {
             RowRange::new(10, 700),
             RowRange::new(701, 701),
             RowRange::new(900, 5000),
+            RowRange::new(5002, 9000),
         ];
-        let deleted: Vec<u64> = (0..1600).filter(|_| rng.below(50) == 0).collect();
+        let deleted: Vec<u64> = (0..6000).filter(|_| rng.below(200) == 0).collect();
         for (r, d) in [
             (None, &[][..]),
             (Some(&ranges[..]), &[][..]),
@@ -403,4 +404,11 @@ fn randomised_large_files_against_naive_model() {
             assert_eq!(got, model(&specs, r, d).unwrap());
         }
     }
+}
+
+/// The documented footprint ("about 40 KiB") holds: the merge's block is inline.
+#[test]
+fn merge_footprint_is_as_documented() {
+    let size = std::mem::size_of::<FallbackMerge<'_, '_>>();
+    assert!((32 << 10..=44 << 10).contains(&size), "{size}");
 }

@@ -101,6 +101,16 @@ fn read_paths_do_not_allocate() {
     for row in FallbackMerge::new(&mut files, MergeOptions::default()).unwrap() {
         checksum += row.unwrap().row_id;
     }
+    let mut merge = FallbackMerge::new(&mut files, options).unwrap();
+    while let Some(batch) = merge.next_batch() {
+        let batch = batch.unwrap();
+        checksum += batch
+            .entries()
+            .iter()
+            .map(|&e| e.max(0) as u64)
+            .sum::<u64>();
+        checksum += batch.iter().filter_map(|r| r.value).count() as u64;
+    }
     let after = allocations();
     assert!(checksum > 0);
     assert_eq!(after - before, 0, "allocations on read paths");

@@ -365,21 +365,33 @@ impl<'a> RowCursor<'a> {
         Some(self.row_of(len, at))
     }
 
-    /// The next `lens.len()` rows' entries and record offsets (`ats` at least as long);
-    /// returns how many rows were available.
+    /// Merges the next `scratch.len()` rows into a block of merge slots (see
+    /// [`merge_layer`](crate::arch::scalar::merge_layer)): their entries are decoded into
+    /// `scratch`, and every unresolved slot takes its row's entry, record offset and `tag`.
+    /// Returns whether a slot is still unresolved, or `None` (rows consumed) when fewer
+    /// rows are left.
     #[inline]
-    pub(crate) fn next_entries(&mut self, lens: &mut [i64], ats: &mut [u64]) -> usize {
-        let n = self.lengths.take_into(lens);
-        let mut record = self.record;
-        for (&len, at) in lens.iter().zip(ats.iter_mut()).take(n) {
-            *at = record;
-            // A validated index's real lengths sum to at most the file size, so this cannot
-            // wrap; masking negative entries keeps the dependency chain to one add.
-            record = record.wrapping_add((len & !(len >> 63)).cast_unsigned());
-        }
-        self.record = record;
+    pub(crate) fn merge_next(
+        &mut self,
+        scratch: &mut [i64],
+        tag: u64,
+        slot_entries: &mut [i64],
+        slot_offsets: &mut [u64],
+        slot_tags: &mut [u64],
+    ) -> Option<bool> {
+        let n = self.lengths.take_into(scratch);
         self.row += off(n);
-        n
+        // A validated index's real lengths sum to at most the file size: nothing wraps.
+        let step = crate::arch::merge_layer(
+            scratch.get(..n)?,
+            self.record,
+            tag,
+            slot_entries,
+            slot_offsets,
+            slot_tags,
+        );
+        self.record = step.record;
+        (n == scratch.len()).then_some(step.unresolved)
     }
 
     /// Skips `n` rows without touching their records; returns how many were skipped.

@@ -40,7 +40,9 @@ mod writer;
 
 pub use descriptor::{BlobDescriptor, DESCRIPTOR_MAGIC};
 pub use file::{BlobFile, CrcCoverage, Expected, Rows, Selection, VerifyReport};
-pub use merge::{FallbackMerge, LayerFile, MergeOptions, MergedRow, DEFAULT_MAX_LAYERS};
+pub use merge::{
+    FallbackMerge, LayerFile, MergeOptions, MergedBatch, MergedRow, DEFAULT_MAX_LAYERS,
+};
 #[cfg(feature = "alloc")]
 pub use nested::{encode_array, encode_map};
 pub use nested::{

@@ -46,16 +46,57 @@ pub fn merge(specs: &[Spec], options: MergeOptions<'_>) -> Result<Vec<Out>, lake
             max_sequence_number: *seq,
         })
         .collect();
+    // The per-row iterator and the batch form must yield the same rows and the same error
+    // after them.
+    let mut by_batch: Vec<MergedRow> = Vec::new();
+    let batch_error = {
+        let mut merge = FallbackMerge::new(&mut files, options)?;
+        loop {
+            match merge.next_batch() {
+                None => break None,
+                Some(Err(e)) => break Some(e),
+                Some(Ok(batch)) => {
+                    assert!(!batch.is_empty());
+                    for (i, row) in batch.iter().enumerate() {
+                        assert_eq!(Some(row), batch.row(i));
+                        assert_eq!(batch.row_ids()[i], row.row_id);
+                        let entry = batch.entries()[i];
+                        match row.value {
+                            Some(p) => {
+                                assert_eq!(entry, p.bytes.len() as i64 + 16);
+                                assert_eq!(batch.record_offsets()[i] + 4, p.offset);
+                            }
+                            None => assert!(entry == -1 || entry == -2),
+                        }
+                        let file = batch.file_indexes()[i];
+                        assert_eq!(row.file, (file != u64::MAX).then_some(file as usize));
+                        assert_eq!(entry == -2, row.sequence_number == -1);
+                        by_batch.push(row);
+                    }
+                }
+            }
+        }
+    };
     let merge = FallbackMerge::new(&mut files, options)?;
     let sorted = merge.files();
     let mut out = Vec::new();
+    let mut by_row: Vec<MergedRow> = Vec::new();
+    let mut row_error = None;
     for row in merge {
+        let row = match row {
+            Ok(row) => row,
+            Err(e) => {
+                row_error = Some(e);
+                break;
+            }
+        };
+        by_row.push(row);
         let MergedRow {
             row_id,
             sequence_number,
             value,
             file,
-        } = row?;
+        } = row;
         if let Some(p) = value {
             // The payload is a slice of the winning file at the stated offset.
             let f = sorted[file.unwrap()].file.bytes();
@@ -67,6 +108,11 @@ pub fn merge(specs: &[Spec], options: MergeOptions<'_>) -> Result<Vec<Out>, lake
             sequence_number,
             value.map(|p| String::from_utf8(p.bytes.to_vec()).unwrap()),
         ));
+    }
+    assert_eq!(by_batch, by_row);
+    assert_eq!(batch_error, row_error);
+    if let Some(e) = row_error {
+        return Err(e);
     }
     Ok(out)
 }
