@@ -104,18 +104,15 @@ impl Block for Avx512Vbmi2 {
         out: *mut u64,
     ) -> Option<u64> {
         if fits_short3(cont, last) && prev <= u64::MAX - SHORT3_MARGIN as u64 {
+            let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
+            // Unsigned deltas: the block's values lie in `prev .. prev + margin`.
+            let inside = prev as u64 >= min as u64
+                && (prev as u64).saturating_add(SHORT3_MARGIN as u64) <= max as u64;
             // SAFETY: forwarded contract; lengths and `prev` checked just above.
-            return unsafe {
-                short3::<false>(
-                    p,
-                    cont,
-                    last,
-                    count,
-                    prev as i64,
-                    min as i64,
-                    max as i64,
-                    out.cast(),
-                )
+            return if inside {
+                unsafe { short3::<false, false>(p, cont, last, count, prev, min, max, out) }
+            } else {
+                unsafe { short3::<false, true>(p, cont, last, count, prev, min, max, out) }
             }
             .map(|v| v as u64);
         }
@@ -149,8 +146,14 @@ impl Block for Avx512Vbmi2 {
         if fits_short3(cont, last)
             && (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
         {
+            // ZigZag deltas: the block's values lie within `prev ± margin`.
+            let inside = prev - SHORT3_MARGIN >= min && prev + SHORT3_MARGIN <= max;
             // SAFETY: forwarded contract; lengths and `prev` checked just above.
-            return unsafe { short3::<true>(p, cont, last, count, prev, min, max, out) };
+            return if inside {
+                unsafe { short3::<true, false>(p, cont, last, count, prev, min, max, out) }
+            } else {
+                unsafe { short3::<true, true>(p, cont, last, count, prev, min, max, out) }
+            };
         }
         // SAFETY: forwarded contract.
         unsafe { short9::<true>(p, cont, last, count, prev, min, max, out) }
@@ -194,6 +197,9 @@ static NEXT2: [u8; 64] = shifted_index(2);
 /// 7-bit groups into three byte vectors (`vpermb` + zero masks), compress them to the varint
 /// starts (`vpcompressb`), widen 8 at a time to `u64` lanes, then prefix sums as in [`ones`].
 ///
+/// `BOUNDED = false` skips the per-group `min`/`max` compare: the caller found every value the
+/// block can produce (within [`SHORT3_MARGIN`] of `prev`) inside the bounds.
+///
 /// # Safety
 /// The contract of [`Block::short_u64`], with every varint 1..=3 bytes and `prev` at most
 /// `2^27` from the limits (so the running sum cannot overflow); AVX-512 F/BW/VBMI/VBMI2 and
@@ -201,7 +207,7 @@ static NEXT2: [u8; 64] = shifted_index(2);
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn short3<const SIGNED: bool>(
+unsafe fn short3<const SIGNED: bool, const BOUNDED: bool>(
     p: *const u8,
     cont: u64,
     last: u32,
@@ -252,13 +258,15 @@ unsafe fn short3<const SIGNED: bool>(
         d = _mm512_add_epi64(d, _mm512_alignr_epi64::<6>(d, zero));
         d = _mm512_add_epi64(d, _mm512_alignr_epi64::<4>(d, zero));
         let v = _mm512_add_epi64(d, prevv);
-        let bad = if SIGNED {
-            _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
-        } else {
-            _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
-        };
-        if bad & lane_mask != 0 {
-            return None;
+        if BOUNDED {
+            let bad = if SIGNED {
+                _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+            } else {
+                _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
+            };
+            if bad & lane_mask != 0 {
+                return None;
+            }
         }
         // SAFETY: lanes `8g .. 8g + lanes` are below `count`: writable (caller).
         unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
