@@ -108,10 +108,11 @@ impl Block for Avx512Vbmi2 {
             // Unsigned deltas: the block's values lie in `prev .. prev + margin`.
             let inside = prev as u64 >= min as u64
                 && (prev as u64).saturating_add(SHORT3_MARGIN as u64) <= max as u64;
-            // SAFETY: forwarded contract; lengths and `prev` checked just above.
             return if inside {
+                // SAFETY: forwarded contract; lengths and `prev` checked above.
                 unsafe { short3::<false, false>(p, cont, last, count, prev, min, max, out) }
             } else {
+                // SAFETY: forwarded contract; lengths and `prev` checked above.
                 unsafe { short3::<false, true>(p, cont, last, count, prev, min, max, out) }
             }
             .map(|v| v as u64);
@@ -148,10 +149,11 @@ impl Block for Avx512Vbmi2 {
         {
             // ZigZag deltas: the block's values lie within `prev ± margin`.
             let inside = prev - SHORT3_MARGIN >= min && prev + SHORT3_MARGIN <= max;
-            // SAFETY: forwarded contract; lengths and `prev` checked just above.
             return if inside {
+                // SAFETY: forwarded contract; lengths and `prev` checked above.
                 unsafe { short3::<true, false>(p, cont, last, count, prev, min, max, out) }
             } else {
+                // SAFETY: forwarded contract; lengths and `prev` checked above.
                 unsafe { short3::<true, true>(p, cont, last, count, prev, min, max, out) }
             };
         }
