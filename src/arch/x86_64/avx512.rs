@@ -170,6 +170,17 @@ fn qword(v: __m512i, g: usize) -> __m128i {
     _mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(g as i64), v))
 }
 
+/// Bytes `16g..16g + 16` of `v` in the low 128 bits.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn oword(v: __m512i, g: usize) -> __m128i {
+    let q = 2 * g as i64;
+    _mm512_castsi512_si128(_mm512_permutexvar_epi64(
+        _mm512_set_epi64(0, 0, 0, 0, 0, 0, q + 1, q),
+        v,
+    ))
+}
+
 /// 64 deltas of at most 3 bytes (21 bits) move a running sum by less than this.
 const SHORT3_MARGIN: i64 = 1 << 28;
 
@@ -236,44 +247,66 @@ unsafe fn short3<const SIGNED: bool, const BOUNDED: bool>(
     let maxv = _mm512_set1_epi64(max);
     let top = _mm512_set1_epi64(7);
     let zero = _mm512_setzero_si512();
-    let one = _mm512_set1_epi64(1);
+    let one = _mm512_set1_epi32(1);
     let mut prevv = _mm512_set1_epi64(prev);
+    // Sixteen values per step in 32-bit lanes: a delta has at most 21 bits (ZigZag: at most
+    // 2^20 in magnitude), so a prefix sum of 16 fits an `i32` / `u32`; it is widened to two
+    // vectors of 8 `i64` before the running sum is added.
     let mut g = 0usize;
-    while g * 8 < count.min(64) {
-        let lanes = (count - g * 8).min(8);
-        let lane_mask = (0xffu16 >> (8 - lanes)) as u8;
-        let (a, b, c) = (qword(firsts, g), qword(seconds, g), qword(thirds, g));
+    while g * 16 < count.min(64) {
+        let lanes = (count - g * 16).min(16);
+        let lane_mask = (0xffff_u32 >> (16 - lanes)) as u16;
+        let (a, b, c) = (oword(firsts, g), oword(seconds, g), oword(thirds, g));
         let raw = _mm512_or_si512(
-            _mm512_cvtepu8_epi64(a),
+            _mm512_cvtepu8_epi32(a),
             _mm512_or_si512(
-                _mm512_slli_epi64::<7>(_mm512_cvtepu8_epi64(b)),
-                _mm512_slli_epi64::<14>(_mm512_cvtepu8_epi64(c)),
+                _mm512_slli_epi32::<7>(_mm512_cvtepu8_epi32(b)),
+                _mm512_slli_epi32::<14>(_mm512_cvtepu8_epi32(c)),
             ),
         );
         let mut d = if SIGNED {
-            let sign = _mm512_sub_epi64(zero, _mm512_and_si512(raw, one));
-            _mm512_xor_si512(_mm512_srli_epi64::<1>(raw), sign)
+            let sign = _mm512_sub_epi32(zero, _mm512_and_si512(raw, one));
+            _mm512_xor_si512(_mm512_srli_epi32::<1>(raw), sign)
         } else {
             raw
         };
-        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<7>(d, zero));
-        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<6>(d, zero));
-        d = _mm512_add_epi64(d, _mm512_alignr_epi64::<4>(d, zero));
-        let v = _mm512_add_epi64(d, prevv);
+        d = _mm512_add_epi32(d, _mm512_alignr_epi32::<15>(d, zero));
+        d = _mm512_add_epi32(d, _mm512_alignr_epi32::<14>(d, zero));
+        d = _mm512_add_epi32(d, _mm512_alignr_epi32::<12>(d, zero));
+        d = _mm512_add_epi32(d, _mm512_alignr_epi32::<8>(d, zero));
+        let (lo, hi) = (_mm512_castsi512_si256(d), _mm512_extracti64x4_epi64::<1>(d));
+        let (lo, hi) = if SIGNED {
+            (_mm512_cvtepi32_epi64(lo), _mm512_cvtepi32_epi64(hi))
+        } else {
+            (_mm512_cvtepu32_epi64(lo), _mm512_cvtepu32_epi64(hi))
+        };
+        let (v_lo, v_hi) = (_mm512_add_epi64(lo, prevv), _mm512_add_epi64(hi, prevv));
+        let (mask_lo, mask_hi) = (lane_mask as u8, (lane_mask >> 8) as u8);
         if BOUNDED {
             let bad = if SIGNED {
-                _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+                _mm512_cmplt_epi64_mask(v_lo, minv) & mask_lo
+                    | _mm512_cmpgt_epi64_mask(v_lo, maxv) & mask_lo
+                    | _mm512_cmplt_epi64_mask(v_hi, minv) & mask_hi
+                    | _mm512_cmpgt_epi64_mask(v_hi, maxv) & mask_hi
             } else {
-                _mm512_cmplt_epu64_mask(v, minv) | _mm512_cmpgt_epu64_mask(v, maxv)
+                _mm512_cmplt_epu64_mask(v_lo, minv) & mask_lo
+                    | _mm512_cmpgt_epu64_mask(v_lo, maxv) & mask_lo
+                    | _mm512_cmplt_epu64_mask(v_hi, minv) & mask_hi
+                    | _mm512_cmpgt_epu64_mask(v_hi, maxv) & mask_hi
             };
-            if bad & lane_mask != 0 {
+            if bad != 0 {
                 return None;
             }
         }
-        // SAFETY: lanes `8g .. 8g + lanes` are below `count`: writable (caller).
-        unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
-        // Lanes past `count` hold zero deltas, so lane 7 carries the group's total.
-        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, d));
+        // SAFETY: lanes `16g .. 16g + lanes` are below `count`: writable (caller). The high
+        // half's pointer is formed with `wrapping_add` since it may lie past the end when
+        // `lanes <= 8`, where its mask is zero and the store writes nothing.
+        unsafe {
+            _mm512_mask_storeu_epi64(out.add(g * 16).cast(), mask_lo, v_lo);
+            _mm512_mask_storeu_epi64(out.wrapping_add(g * 16 + 8).cast(), mask_hi, v_hi);
+        }
+        // Lanes past `count` hold zero deltas, so lane 15 carries the group's total.
+        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, hi));
         g += 1;
     }
     Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
