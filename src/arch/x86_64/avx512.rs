@@ -117,18 +117,14 @@ impl Block for Avx512Vbmi2 {
             }
             .map(|v| v as u64);
         }
-        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
-        unsafe {
-            short9::<false>(
-                p,
-                cont,
-                last,
-                count,
-                prev as i64,
-                min as i64,
-                max as i64,
-                out.cast(),
-            )
+        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
+        if min == 0 && max == -1 {
+            // Full `u64` range: only overflow can fail.
+            // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
+            unsafe { short9::<false, false>(p, cont, last, count, prev, min, max, out) }
+        } else {
+            // SAFETY: as above.
+            unsafe { short9::<false, true>(p, cont, last, count, prev, min, max, out) }
         }
         .map(|v| v as u64)
     }
@@ -157,8 +153,14 @@ impl Block for Avx512Vbmi2 {
                 unsafe { short3::<true, true>(p, cont, last, count, prev, min, max, out) }
             };
         }
-        // SAFETY: forwarded contract.
-        unsafe { short9::<true>(p, cont, last, count, prev, min, max, out) }
+        if min == i64::MIN && max == i64::MAX {
+            // Full `i64` range: only overflow can fail.
+            // SAFETY: forwarded contract.
+            unsafe { short9::<true, false>(p, cont, last, count, prev, min, max, out) }
+        } else {
+            // SAFETY: forwarded contract.
+            unsafe { short9::<true, true>(p, cont, last, count, prev, min, max, out) }
+        }
     }
 }
 
@@ -332,14 +334,15 @@ static IOTA: [u8; 64] = iota();
 /// (and `start + 8` for a ninth), shifts and masks compress the 7-bit groups, and the running
 /// values come from an in-register prefix sum. Overflow of the running sum is caught exactly
 /// (per lane: the wrapped sum went down, or the signed sum changed sign against both inputs),
-/// bounds by compares; either makes the block fall back to the exact per-varint path.
+/// bounds by compares (skipped with `BOUNDED = false`, for the full range of the type); either
+/// makes the block fall back to the exact per-varint path.
 ///
 /// # Safety
 /// The contract of [`Block::short_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn short9<const SIGNED: bool>(
+unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
     p: *const u8,
     cont: u64,
     last: u32,
@@ -399,27 +402,25 @@ unsafe fn short9<const SIGNED: bool>(
         // Keep the low min(len, 8) bytes' 7-bit groups.
         let keep_bits = _mm512_sub_epi64(sixty_four, _mm512_slli_epi64::<3>(len));
         let keep = _mm512_srlv_epi64(all, _mm512_max_epi64(keep_bits, zero));
-        let mut x = _mm512_and_si512(_mm512_and_si512(word, keep), seven_bits);
-        x = _mm512_or_si512(
-            _mm512_and_si512(x, _mm512_set1_epi64(0x007f_007f_007f_007f)),
-            _mm512_srli_epi64::<1>(_mm512_and_si512(
-                x,
-                _mm512_set1_epi64(0x7f00_7f00_7f00_7f00),
-            )),
+        // `word & keep & seven_bits` (ternary-logic table 0x80: all three).
+        let mut x = _mm512_ternarylogic_epi64::<0x80>(word, keep, seven_bits);
+        // Close the gaps pairwise with bit selects (table 0xAC: `m ? x : shifted`): in each
+        // 16-, 32-, then 64-bit lane the low half stays and the high half moves down by 1, 2,
+        // 4 bits. The lane-wise shifts bring in zeros, and the high halves' top bits are zero.
+        x = _mm512_ternarylogic_epi64::<0xAC>(
+            _mm512_set1_epi64(0x007f_007f_007f_007f),
+            _mm512_srli_epi16::<1>(x),
+            x,
         );
-        x = _mm512_or_si512(
-            _mm512_and_si512(x, _mm512_set1_epi64(0x0000_3fff_0000_3fff)),
-            _mm512_srli_epi64::<2>(_mm512_and_si512(
-                x,
-                _mm512_set1_epi64(0x3fff_0000_3fff_0000),
-            )),
+        x = _mm512_ternarylogic_epi64::<0xAC>(
+            _mm512_set1_epi64(0x0000_3fff_0000_3fff),
+            _mm512_srli_epi32::<2>(x),
+            x,
         );
-        x = _mm512_or_si512(
-            _mm512_and_si512(x, _mm512_set1_epi64(0x0000_0000_0fff_ffff)),
-            _mm512_srli_epi64::<4>(_mm512_and_si512(
-                x,
-                _mm512_set1_epi64(0x0fff_ffff_0000_0000),
-            )),
+        x = _mm512_ternarylogic_epi64::<0xAC>(
+            _mm512_set1_epi64(0x0000_0000_0fff_ffff),
+            _mm512_srli_epi64::<4>(x),
+            x,
         );
         // A ninth byte (its low 7 bits: it is the terminator) for 9-byte varints.
         let is_nine = _mm512_cmpeq_epi64_mask(len, nine);
@@ -448,11 +449,17 @@ unsafe fn short9<const SIGNED: bool>(
                 _mm512_and_si512(_mm512_xor_si512(before, v), _mm512_xor_si512(delta, v)),
                 zero,
             );
-            overflow | _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
-        } else {
+            if BOUNDED {
+                overflow | _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+            } else {
+                overflow
+            }
+        } else if BOUNDED {
             _mm512_cmplt_epu64_mask(v, before)
                 | _mm512_cmplt_epu64_mask(v, minv)
                 | _mm512_cmpgt_epu64_mask(v, maxv)
+        } else {
+            _mm512_cmplt_epu64_mask(v, before)
         };
         if bad & lane_mask != 0 {
             return None;
