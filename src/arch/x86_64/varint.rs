@@ -497,15 +497,38 @@ fn runs(c: u64, k: usize) -> u64 {
 /// The tier's target features are present.
 #[inline(always)]
 pub(super) unsafe fn count<B: Block>(bytes: &[u8], format: VarintFormat) -> Result<usize> {
+    // Copies for the common formats, where the run and canonical checks fold to a few
+    // operations on constants (with a runtime `max_len` they were half the loop).
+    match (format.max_len(), format.is_canonical()) {
+        // SAFETY: the caller's contract.
+        (9, true) => unsafe { count_with::<B>(bytes, format, 9, true) },
+        // SAFETY: the caller's contract.
+        (10, true) => unsafe { count_with::<B>(bytes, format, 10, true) },
+        // SAFETY: the caller's contract.
+        (max_len, canonical) => unsafe {
+            count_with::<B>(bytes, format, usize::from(max_len), canonical)
+        },
+    }
+}
+
+/// [`count`] with the format's facts as arguments (`max_len` and `canonical` must be
+/// `format`'s); inlined, so constants fold.
+///
+/// # Safety
+/// As [`count`].
+#[inline(always)]
+unsafe fn count_with<B: Block>(
+    bytes: &[u8],
+    format: VarintFormat,
+    max_len: usize,
+    canonical: bool,
+) -> Result<usize> {
     let len = bytes.len();
-    let max_len = usize::from(format.max_len());
-    let canonical = format.is_canonical();
     let mut pos = 0usize;
     let mut count = 0usize;
     let mut boundary = 0usize;
-    // The previous block's last byte has its continuation bit (0 or 1), and how many
-    // continuation bytes end that block (a varint running into this one).
-    let mut carry = 0u64;
+    // How many continuation bytes end the previous block (a varint running into this one;
+    // the previous block's last byte continues iff this is non-zero).
     let mut prev_run = 0u32;
     while len - pos >= BLOCK {
         // SAFETY: `pos + 64 <= len` (loop condition); features: the caller's contract.
@@ -516,7 +539,7 @@ pub(super) unsafe fn count<B: Block>(bytes: &[u8], format: VarintFormat) -> Resu
         let lead = ends.trailing_zeros();
         let mut bad = runs(c, max_len) | u64::from(prev_run + lead >= max_len as u32);
         if canonical {
-            bad |= m.zero & ((c << 1) | carry);
+            bad |= m.zero & ((c << 1) | u64::from(prev_run != 0));
         }
         if max_len >= 10 {
             // A tenth byte above 1: inside the block, or the block's first terminator when
@@ -531,7 +554,6 @@ pub(super) unsafe fn count<B: Block>(bytes: &[u8], format: VarintFormat) -> Resu
         if ends != 0 {
             boundary = pos + BLOCK - ends.leading_zeros() as usize;
         }
-        carry = c >> 63;
         prev_run = ends.leading_zeros();
         pos += BLOCK;
     }
