@@ -212,6 +212,34 @@ unsafe fn varint_at<const PEXT: bool>(
 pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
     bytes: &[u8],
     format: VarintFormat,
+    prev: u64,
+    min: u64,
+    max: u64,
+    out: &mut [u64],
+) -> Result<usize> {
+    let fast_len = usize::from(format.max_len()).min(9);
+    if fast_len == 9 {
+        // Every format of 9 or 10 bytes (all the crate uses): a copy where the per-block
+        // length check folds to constants.
+        // SAFETY: the caller's contract.
+        unsafe { delta_u64_with::<B, PEXT>(bytes, format, 9, prev, min, max, out) }
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { delta_u64_with::<B, PEXT>(bytes, format, fast_len, prev, min, max, out) }
+    }
+}
+
+/// [`delta_u64`] with `fast_len` (the format's `max_len`, at most 9) as an argument; inlined,
+/// so a constant folds.
+///
+/// # Safety
+/// As [`delta_u64`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
+    bytes: &[u8],
+    format: VarintFormat,
+    fast_len: usize,
     mut prev: u64,
     min: u64,
     max: u64,
@@ -219,7 +247,6 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
 ) -> Result<usize> {
     let len = bytes.len();
     let n = out.len();
-    let fast_len = usize::from(format.max_len()).min(9);
     let canonical = format.is_canonical();
     let mut pos = 0usize;
     let mut k = 0usize;
@@ -339,6 +366,34 @@ pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
 pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
     bytes: &[u8],
     format: VarintFormat,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: &mut [i64],
+) -> Result<usize> {
+    let fast_len = usize::from(format.max_len()).min(9);
+    if fast_len == 9 {
+        // Every format of 9 or 10 bytes (all the crate uses): a copy where the per-block
+        // length check folds to constants.
+        // SAFETY: the caller's contract.
+        unsafe { delta_zigzag_with::<B, PEXT>(bytes, format, 9, prev, min, max, out) }
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { delta_zigzag_with::<B, PEXT>(bytes, format, fast_len, prev, min, max, out) }
+    }
+}
+
+/// [`delta_zigzag`] with `fast_len` (the format's `max_len`, at most 9) as an argument; inlined,
+/// so a constant folds.
+///
+/// # Safety
+/// As [`delta_zigzag`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
+    bytes: &[u8],
+    format: VarintFormat,
+    fast_len: usize,
     mut prev: i64,
     min: i64,
     max: i64,
@@ -346,7 +401,6 @@ pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
 ) -> Result<usize> {
     let len = bytes.len();
     let n = out.len();
-    let fast_len = usize::from(format.max_len()).min(9);
     let canonical = format.is_canonical();
     let mut pos = 0usize;
     let mut k = 0usize;
