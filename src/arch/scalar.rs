@@ -280,6 +280,32 @@ fn load_le_partial(bytes: &[u8]) -> u64 {
 
 /// Unpacks `out.len()` values of `width` bits (0..=32) starting at value index `start`.
 pub fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
+    if width == 32 {
+        // Whole little-endian words: on little-endian targets a plain copy (`memcpy`), then
+        // the zero fill past the end.
+        let src = start
+            .checked_mul(4)
+            .and_then(|at| bytes.get(at..))
+            .unwrap_or_default();
+        let n = out.len().min(src.len() / 4);
+        let (words, rest) = out.split_at_mut(n);
+        if cfg!(target_endian = "little") {
+            let dst: &mut [u8] = bytemuck::cast_slice_mut(words);
+            if let Some(src) = src.get(..dst.len()) {
+                dst.copy_from_slice(src);
+            }
+        } else {
+            for (slot, word) in words.iter_mut().zip(src.chunks_exact(4)) {
+                *slot = word.try_into().map_or(0, u32::from_le_bytes);
+            }
+        }
+        let mut bit = off(start.saturating_add(n)).saturating_mul(32);
+        for slot in rest.iter_mut() {
+            *slot = read_bits(bytes, bit, 32) as u32;
+            bit = bit.saturating_add(32);
+        }
+        return;
+    }
     let mut bit = off(start).saturating_mul(u64::from(width));
     for slot in out.iter_mut() {
         // Truncation is exact: `width <= 32` (callers check), so the field fits.

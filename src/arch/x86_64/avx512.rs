@@ -731,7 +731,9 @@ pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mu
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     let w = width as usize;
-    if w == 0 || w > 32 || out.len() < 32 || !bit_range_fits(width, start, out.len()) {
+    // Width 32 is a copy of little-endian words: the reference's copy loop, compiled here
+    // with this tier's registers.
+    if w == 0 || w >= 32 || out.len() < 32 || !bit_range_fits(width, start, out.len()) {
         return scalar::unpack_u32(bytes, width, start, out);
     }
     let head = ((8 - start % 8) % 8).min(out.len());
