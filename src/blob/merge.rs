@@ -580,8 +580,8 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         block.len = kept;
     }
 
-    /// Makes rows available in the block: `false` at the end (or after an error, which it
-    /// returns first).
+    /// Makes rows available in the block: `Some(Ok(()))` when there are some, `None` at the
+    /// end, `Some(Err(_))` once for an error met while filling (then the end).
     #[inline]
     fn ready(&mut self) -> Option<Result<()>> {
         while self.block.pos >= self.block.len {
