@@ -36,6 +36,60 @@ pub(crate) static U32X16: [[[u8; 64]; 2]; 33] = build_u32x16();
 #[cfg(target_arch = "x86_64")]
 pub(crate) static U32X16_SHIFT: [[u32; 16]; 33] = build_shifts::<16>(0);
 
+/// AVX-512 VBMI tables for 16 `u32` values per step with one gather and a bit-field select,
+/// for the widths where [`pair_fits`] holds: `[vpermb indices, vpmultishiftqb controls]`. Qword
+/// `q` of the gather holds the 8 bytes from the first byte of value `2q` on; the controls take
+/// bytes 0..4 of the result from bit `s` on and bytes 4..8 from bit `s + w` on, where `s` is
+/// value `2q`'s bit offset in its first byte (`vpmultishiftqb` wraps within the qword; the
+/// wrapped bits land at or above bit `w` and are masked off).
+#[cfg(target_arch = "x86_64")]
+pub(crate) static U32X16_PAIRS: [[[u8; 64]; 2]; 33] = build_u32x16_pairs();
+
+/// Whether both values of every pair of a 16-value group lie in the 8 bytes from the first
+/// value's first byte (`s + 2w <= 64` for every pair), so [`U32X16_PAIRS`] applies: widths
+/// up to 30 (the even values' bit offsets are even, at most 6, and 4 at width 30).
+#[cfg(target_arch = "x86_64")]
+pub(crate) const fn pair_fits(w: usize) -> bool {
+    if w > 32 {
+        return false;
+    }
+    let mut q = 0;
+    while q < 8 {
+        if (2 * q * w) % 8 + 2 * w > 64 {
+            return false;
+        }
+        q += 1;
+    }
+    true
+}
+
+#[cfg(target_arch = "x86_64")]
+const fn build_u32x16_pairs() -> [[[u8; 64]; 2]; 33] {
+    let mut out = [[[0u8; 64]; 2]; 33];
+    let mut w = 0;
+    while w <= 32 {
+        let mut q = 0;
+        while q < 8 {
+            let start = (2 * q * w) / 8;
+            let s = (2 * q * w) % 8;
+            let mut j = 0;
+            while j < 8 {
+                out[w][0][q * 8 + j] = ((start + j) % 64) as u8;
+                j += 1;
+            }
+            j = 0;
+            while j < 4 {
+                out[w][1][q * 8 + j] = ((s + 8 * j) % 64) as u8;
+                out[w][1][q * 8 + 4 + j] = ((s + w + 8 * j) % 64) as u8;
+                j += 1;
+            }
+            q += 1;
+        }
+        w += 1;
+    }
+    out
+}
+
 /// AVX-512 VBMI gather indices for 8 `u64` values of each width 0..=64 (`vpermb` over the 64
 /// bytes at the group start): `[A, B]`.
 #[cfg(target_arch = "x86_64")]
@@ -227,6 +281,53 @@ mod tests {
                         assert_eq!(usize::from(table[1][i * 4 + j]), start - base + 1 + j);
                     }
                 }
+            }
+        }
+    }
+
+    /// The pair tables, modelled bit by bit: for every width they claim, selecting the
+    /// controls' bit fields from the gathered qwords yields each value of a random group.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn u32x16_pairs_select_every_value() {
+        for w in 1..=32 {
+            assert_eq!(pair_fits(w), w <= 30 || w == 32, "width {w}");
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let bytes: [u8; 64] = core::array::from_fn(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        });
+        let field = |bit: usize, w: usize| -> u64 {
+            (0..w).fold(0, |v, k| {
+                v | u64::from(bytes[(bit + k) / 8] >> ((bit + k) % 8) & 1) << k
+            })
+        };
+        for w in (1..=32).filter(|&w| pair_fits(w)) {
+            let [idx, ctrl] = U32X16_PAIRS[w];
+            for q in 0..8 {
+                let qword = u64::from_le_bytes(core::array::from_fn(|j| {
+                    bytes[usize::from(idx[q * 8 + j])]
+                }));
+                let out: [u8; 8] = core::array::from_fn(|j| {
+                    qword.rotate_right(u32::from(ctrl[q * 8 + j] % 64)) as u8
+                });
+                let lo = u64::from(u32::from_le_bytes([out[0], out[1], out[2], out[3]]));
+                let hi = u64::from(u32::from_le_bytes([out[4], out[5], out[6], out[7]]));
+                let mask = if w == 32 {
+                    u64::from(u32::MAX)
+                } else {
+                    (1 << w) - 1
+                };
+                assert_eq!(lo & mask, field(2 * q * w, w), "width {w} value {}", 2 * q);
+                assert_eq!(
+                    hi & mask,
+                    field((2 * q + 1) * w, w),
+                    "width {w} value {}",
+                    2 * q + 1
+                );
             }
         }
     }

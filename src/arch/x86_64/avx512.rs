@@ -9,7 +9,9 @@
 use super::avx2::{self, prefix8};
 use super::varint::{self, Block, Masks};
 use crate::arch::scalar;
-use crate::arch::unpack::{bit_range_fits, for_groups, U32X16, U32X16_SHIFT, U64X8, U64X8_SHIFT};
+use crate::arch::unpack::{
+    bit_range_fits, for_groups, pair_fits, U32X16, U32X16_PAIRS, U32X16_SHIFT, U64X8, U64X8_SHIFT,
+};
 use crate::codec::varint::VarintFormat;
 use crate::error::Result;
 use core::arch::x86_64::*;
@@ -755,6 +757,25 @@ unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32
             // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
             unsafe { unpack_multi::<2>(bytes, w, first, body, &c) }
         };
+        let tail = body.get_mut(done..).unwrap_or_default();
+        scalar::unpack_u32(bytes, width, first + done, tail);
+        return;
+    }
+    if c.two && pair_fits(w) {
+        // Widths 26..=30: one gather and a bit-field select per 16 values instead of two
+        // gathers, two shifts and an OR.
+        let [idx, ctrl] = U32X16_PAIRS.get(w).copied().unwrap_or([[0; 64]; 2]);
+        // SAFETY: AVX-512F (caller); the tables are 64 bytes each.
+        let (idx, ctrl) = unsafe { (load64(&idx), load64(&ctrl)) };
+        let done = for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
+            // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16
+            // values left in `body`; AVX-512 F/VBMI (caller).
+            unsafe {
+                let x = _mm512_loadu_si512(src.cast());
+                let r = _mm512_multishift_epi64_epi8(ctrl, _mm512_permutexvar_epi8(idx, x));
+                _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
+            }
+        });
         let tail = body.get_mut(done..).unwrap_or_default();
         scalar::unpack_u32(bytes, width, first + done, tail);
         return;
