@@ -182,6 +182,50 @@ pub struct LayerStep {
     pub unresolved: bool,
 }
 
+/// The slots a tier's [`merge_layer`] walks: the shortest of the four slices.
+#[inline(always)]
+pub(crate) fn merge_layer_len(
+    entries: &[i64],
+    slot_entries: &[i64],
+    slot_offsets: &[u64],
+    slot_tags: &[u64],
+) -> usize {
+    entries
+        .len()
+        .min(slot_entries.len())
+        .min(slot_offsets.len())
+        .min(slot_tags.len())
+}
+
+/// Finishes a tier's [`merge_layer`] after its vector loop stopped at slot `from` of `n`:
+/// the reference does the rest from the running `record`; `open` says whether the vector
+/// part left a slot unresolved.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn merge_layer_tail(
+    entries: &[i64],
+    record: u64,
+    tag: u64,
+    slot_entries: &mut [i64],
+    slot_offsets: &mut [u64],
+    slot_tags: &mut [u64],
+    (from, n): (usize, usize),
+    open: bool,
+) -> LayerStep {
+    let tail = merge_layer(
+        entries.get(from..n).unwrap_or_default(),
+        record,
+        tag,
+        slot_entries.get_mut(from..n).unwrap_or_default(),
+        slot_offsets.get_mut(from..n).unwrap_or_default(),
+        slot_tags.get_mut(from..n).unwrap_or_default(),
+    );
+    LayerStep {
+        record: tail.record,
+        unresolved: tail.unresolved || open,
+    }
+}
+
 /// One layer's step of the BLOB fallback merge over a block of rows.
 ///
 /// `entries` are the layer's index entries for the block's rows and `record` the offset of

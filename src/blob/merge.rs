@@ -253,6 +253,17 @@ impl Block {
         len: 0,
         pos: 0,
     };
+
+    /// Slot `i`: row ID, entry, record offset, tag.
+    #[inline]
+    fn slot(&self, i: usize) -> Option<(u64, i64, u64, u64)> {
+        Some((
+            *self.ids.get(i)?,
+            *self.lens.get(i)?,
+            *self.ats.get(i)?,
+            *self.tags.get(i)?,
+        ))
+    }
 }
 
 impl<'f, 'a> FallbackMerge<'f, 'a, DEFAULT_MAX_LAYERS> {
@@ -551,12 +562,7 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         }
         let mut kept = 0;
         for i in 0..k {
-            let (Some(&id), Some(&len), Some(&at), Some(&tag)) = (
-                block.ids.get(i),
-                block.lens.get(i),
-                block.ats.get(i),
-                block.tags.get(i),
-            ) else {
+            let Some((id, len, at, tag)) = block.slot(i) else {
                 break;
             };
             if len == GAP {
@@ -754,14 +760,7 @@ impl<'a, const N: usize> Iterator for FallbackMerge<'_, 'a, N> {
         let block = &mut self.block;
         let i = block.pos;
         block.pos += 1;
-        let (Some(&id), Some(&len), Some(&at), Some(&tag)) = (
-            block.ids.get(i),
-            block.lens.get(i),
-            block.ats.get(i),
-            block.tags.get(i),
-        ) else {
-            return None;
-        };
+        let (id, len, at, tag) = block.slot(i)?;
         Some(Ok(merged_row(self.files, id, len, at, tag)))
     }
 }

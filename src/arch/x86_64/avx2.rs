@@ -379,11 +379,7 @@ pub(crate) unsafe fn merge_layer(
     slot_offsets: &mut [u64],
     slot_tags: &mut [u64],
 ) -> scalar::LayerStep {
-    let n = entries
-        .len()
-        .min(slot_entries.len())
-        .min(slot_offsets.len())
-        .min(slot_tags.len());
+    let n = scalar::merge_layer_len(entries, slot_entries, slot_offsets, slot_tags);
     let zero = _mm256_setzero_si256();
     let minus_one = _mm256_set1_epi64x(-1);
     let tags = _mm256_set1_epi64x(tag.cast_signed());
@@ -430,16 +426,14 @@ pub(crate) unsafe fn merge_layer(
     let mut opens = [0i64; 4];
     // SAFETY: as above.
     unsafe { _mm256_storeu_si256(opens.as_mut_ptr().cast(), open) };
-    let tail = scalar::merge_layer(
-        entries.get(i..n).unwrap_or_default(),
+    scalar::merge_layer_tail(
+        entries,
         lanes[0].cast_unsigned(),
         tag,
-        slot_entries.get_mut(i..n).unwrap_or_default(),
-        slot_offsets.get_mut(i..n).unwrap_or_default(),
-        slot_tags.get_mut(i..n).unwrap_or_default(),
-    );
-    scalar::LayerStep {
-        record: tail.record,
-        unresolved: tail.unresolved || opens.iter().any(|&m| m != 0),
-    }
+        slot_entries,
+        slot_offsets,
+        slot_tags,
+        (i, n),
+        opens.iter().any(|&m| m != 0),
+    )
 }

@@ -902,11 +902,7 @@ pub(crate) unsafe fn merge_layer(
     slot_offsets: &mut [u64],
     slot_tags: &mut [u64],
 ) -> scalar::LayerStep {
-    let n = entries
-        .len()
-        .min(slot_entries.len())
-        .min(slot_offsets.len())
-        .min(slot_tags.len());
+    let n = scalar::merge_layer_len(entries, slot_entries, slot_offsets, slot_tags);
     let zero = _mm512_setzero_si512();
     let minus_one = _mm512_set1_epi64(-1);
     let tags = _mm512_set1_epi64(tag.cast_signed());
@@ -936,16 +932,14 @@ pub(crate) unsafe fn merge_layer(
         i += 8;
     }
     let record = _mm_cvtsi128_si64(_mm512_castsi512_si128(carry)).cast_unsigned();
-    let tail = scalar::merge_layer(
-        entries.get(i..n).unwrap_or_default(),
+    scalar::merge_layer_tail(
+        entries,
         record,
         tag,
-        slot_entries.get_mut(i..n).unwrap_or_default(),
-        slot_offsets.get_mut(i..n).unwrap_or_default(),
-        slot_tags.get_mut(i..n).unwrap_or_default(),
-    );
-    scalar::LayerStep {
-        record: tail.record,
-        unresolved: tail.unresolved || open != 0,
-    }
+        slot_entries,
+        slot_offsets,
+        slot_tags,
+        (i, n),
+        open != 0,
+    )
 }
