@@ -468,7 +468,10 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
         }
         // SAFETY: lanes `8g .. 8g + used` are below `count`: writable (caller).
         unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
-        prevv = _mm512_permutexvar_epi64(top, v);
+        // The running sum moves by the group's total, lane 7 of the deltas' prefix sum
+        // (masked lanes add nothing): one add on the loop-carried chain instead of a
+        // cross-lane permute of `v` (wrapping sums agree with `v`'s lane 7).
+        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, sums));
         g += 1;
     }
     Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
