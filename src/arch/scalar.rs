@@ -334,9 +334,9 @@ fn load_le_partial(bytes: &[u8]) -> u64 {
 
 /// Unpacks `out.len()` values of `width` bits (0..=32) starting at value index `start`.
 pub fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
-    if width == 32 {
-        // Whole little-endian words: on little-endian targets a plain copy (`memcpy`), then
-        // the zero fill past the end.
+    let (start, out) = if width == 32 {
+        // Whole little-endian words: on little-endian targets a plain copy (`memcpy`); the
+        // loop below reads what is left (the zero fill past the end).
         let src = start
             .checked_mul(4)
             .and_then(|at| bytes.get(at..))
@@ -353,13 +353,10 @@ pub fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
                 *slot = word.try_into().map_or(0, u32::from_le_bytes);
             }
         }
-        let mut bit = off(start.saturating_add(n)).saturating_mul(32);
-        for slot in rest.iter_mut() {
-            *slot = read_bits(bytes, bit, 32) as u32;
-            bit = bit.saturating_add(32);
-        }
-        return;
-    }
+        (start.saturating_add(n), rest)
+    } else {
+        (start, out)
+    };
     let mut bit = off(start).saturating_mul(u64::from(width));
     for slot in out.iter_mut() {
         // Truncation is exact: `width <= 32` (callers check), so the field fits.

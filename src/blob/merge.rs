@@ -412,7 +412,8 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
             _ => false,
         };
         let mut scratch = [0i64; BLOCK];
-        // Whether a selected row is still unresolved (a gap or placeholder so far).
+        // Whether a selected row may still be unresolved (a gap or placeholder so far):
+        // exact after a fast-path step, assumed after a per-row one.
         let mut pending = true;
         for layer in self.layers.iter_mut().take(self.layer_count) {
             // Fast path: the whole block is one run of rows of the layer's current file

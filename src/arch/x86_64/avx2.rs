@@ -298,8 +298,7 @@ impl U32Consts {
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     let w = width as usize;
-    // Width 32 is a copy of little-endian words: the reference's copy loop, compiled here
-    // with this tier's registers.
+    // Width 32 is a copy of little-endian words, which the reference does with `memcpy`.
     if w == 0 || w >= 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
         return scalar::unpack_u32(bytes, width, start, out);
     }

@@ -736,8 +736,7 @@ pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mu
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
     let w = width as usize;
-    // Width 32 is a copy of little-endian words: the reference's copy loop, compiled here
-    // with this tier's registers.
+    // Width 32 is a copy of little-endian words, which the reference does with `memcpy`.
     if w == 0 || w >= 32 || out.len() < 32 || !bit_range_fits(width, start, out.len()) {
         return scalar::unpack_u32(bytes, width, start, out);
     }
@@ -748,29 +747,25 @@ unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32
     // SAFETY: AVX-512F (caller).
     let c = unsafe { Vbmi::u32x16(w) };
     let dst = body.as_mut_ptr();
-    if w <= 15 {
+    let done = if w <= 15 {
         // Small widths: several groups of 16 values (`2 * w` bytes each) per 64-byte load,
         // group `g`'s gather indices moved up by its `2 * g * w` bytes; the shifts repeat
         // because 16 values end on a byte boundary. Largest index: `2 * (k - 1) * w + 15 * w
         // / 8 + 3`, at most 34 (k = 4, w <= 4) or 61 (k = 2, w <= 15), so none wraps.
-        let done = if w <= 4 {
+        if w <= 4 {
             // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
             unsafe { unpack_multi::<4>(bytes, w, first, body, &c) }
         } else {
             // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
             unsafe { unpack_multi::<2>(bytes, w, first, body, &c) }
-        };
-        let tail = body.get_mut(done..).unwrap_or_default();
-        scalar::unpack_u32(bytes, width, first + done, tail);
-        return;
-    }
-    if c.two && pair_fits(w) {
+        }
+    } else if c.two && pair_fits(w) {
         // Widths 26..=30: one gather and a bit-field select per 16 values instead of two
         // gathers, two shifts and an OR.
         let [idx, ctrl] = U32X16_PAIRS.get(w).copied().unwrap_or([[0; 64]; 2]);
         // SAFETY: AVX-512F (caller); the tables are 64 bytes each.
         let (idx, ctrl) = unsafe { (load64(&idx), load64(&ctrl)) };
-        let done = for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
+        for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
             // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16
             // values left in `body`; AVX-512 F/VBMI (caller).
             unsafe {
@@ -778,24 +773,22 @@ unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32
                 let r = _mm512_multishift_epi64_epi8(ctrl, _mm512_permutexvar_epi8(idx, x));
                 _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
             }
-        });
-        let tail = body.get_mut(done..).unwrap_or_default();
-        scalar::unpack_u32(bytes, width, first + done, tail);
-        return;
-    }
-    let done = for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
-        // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16 values
-        // left in `body`; AVX-512 F/VBMI (caller).
-        unsafe {
-            let x = _mm512_loadu_si512(src.cast());
-            let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c.idx_a, x), c.shift);
-            if c.two {
-                let b = _mm512_permutexvar_epi8(c.idx_b, x);
-                r = _mm512_or_si512(r, _mm512_sllv_epi32(b, c.back));
+        })
+    } else {
+        for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
+            // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16
+            // values left in `body`; AVX-512 F/VBMI (caller).
+            unsafe {
+                let x = _mm512_loadu_si512(src.cast());
+                let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c.idx_a, x), c.shift);
+                if c.two {
+                    let b = _mm512_permutexvar_epi8(c.idx_b, x);
+                    r = _mm512_or_si512(r, _mm512_sllv_epi32(b, c.back));
+                }
+                _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
             }
-            _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
-        }
-    });
+        })
+    };
     let tail = body.get_mut(done..).unwrap_or_default();
     scalar::unpack_u32(bytes, width, first + done, tail);
 }

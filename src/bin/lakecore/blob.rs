@@ -3,6 +3,7 @@
 use crate::util::{parse_range, split_list, CliResult, Failure};
 use lakecore::blob::{
     BlobFile, BlobWriter, CrcCoverage, FallbackMerge, LayerFile, MergeOptions, Row, RowRange,
+    RECORD_OVERHEAD,
 };
 use lakecore::codec::checksum::sha256;
 use std::fmt::Write as _;
@@ -331,7 +332,7 @@ pub fn demo(rows: u64, summary: &mut crate::demo::Summary) -> CliResult {
         batch_payload += batch
             .entries()
             .iter()
-            .map(|&e| u64::try_from(e - 16).unwrap_or(0))
+            .map(|&e| u64::try_from(e - RECORD_OVERHEAD as i64).unwrap_or(0))
             .sum::<u64>();
     }
     let batched = start.elapsed().as_secs_f64();
