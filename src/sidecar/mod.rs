@@ -177,14 +177,12 @@ impl<'a> Fields<'a> {
         if len > 1 && (x >> (8 * (len - 1))) & 0x7f == 0 {
             return None; // non-canonical: let the checked path report it
         }
-        let v = (x & 0x7f)
-            | ((x >> 1) & (0x7f << 7))
-            | ((x >> 2) & (0x7f << 14))
-            | ((x >> 3) & (0x7f << 21))
-            | ((x >> 4) & (0x7f << 28))
-            | ((x >> 5) & (0x7f << 35))
-            | ((x >> 6) & (0x7f << 42))
-            | ((x >> 7) & (0x7f << 49));
+        // Drop the continuation bits, then close the gaps in three rounds: 7-bit groups
+        // into 14-bit pairs, pairs into 28-bit quads, quads into the 56-bit value.
+        let x = x & 0x7f7f_7f7f_7f7f_7f7f;
+        let x = (x & 0x007f_007f_007f_007f) | ((x >> 1) & 0x3f80_3f80_3f80_3f80);
+        let x = (x & 0x0000_3fff_0000_3fff) | ((x >> 2) & 0x0fff_c000_0fff_c000);
+        let v = (x & 0x0000_0000_0fff_ffff) | ((x >> 4) & 0x00ff_ffff_f000_0000);
         self.cur.skip(usize::try_from(len).ok()?).ok()?;
         Some(v)
     }
@@ -464,8 +462,11 @@ impl<'a> Sidecar<'a> {
             entry_limit: entry_count.unwrap_or(MAX_LONG),
             partition_count,
         };
-        while walker.left > 0 {
-            walker.next_block(true)?;
+        // One loop per layout: with the layout a constant in each, the inlined field readers
+        // and payload frames lose their per-field layout branches.
+        match layout {
+            Layout::Fixed => walker.validate_all(Layout::Fixed)?,
+            Layout::Compact => walker.validate_all(Layout::Compact)?,
         }
         let f = walker.f;
         f.cur.expect_end()?;
@@ -962,7 +963,19 @@ impl<'a> BlockWalker<'a> {
         })
     }
 
-    #[inline]
+    /// Checks every remaining block; `layout` is the walker's own, passed as a constant by
+    /// the caller so that each call site compiles to a loop specialised for it.
+    #[inline(always)]
+    fn validate_all(&mut self, layout: Layout) -> Result<()> {
+        self.f.layout = layout;
+        while self.left > 0 {
+            self.f.layout = layout;
+            self.next_block(true)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
     fn next_block(&mut self, check: bool) -> Result<Block<'a>> {
         let at = self.f.cur.position();
         let offset = self.f.long()?;
