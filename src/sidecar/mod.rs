@@ -252,6 +252,10 @@ impl<'a> Sidecar<'a> {
     /// header's end to `facts.length`, record counts summing to `facts.entries`) and the
     /// framing of every coverage payload. Delta streams are not decoded here.
     ///
+    /// The reported error follows that order: a checksum mismatch wins over any structural
+    /// error. (The fixed layout's SHA-256 is computed in steps that trail the block walk, so
+    /// the CPU overlaps the hash rounds with the walk; the result is the same.)
+    ///
     /// Errors carry absolute file offsets. The duplicate-tuple check allocates nothing for
     /// dictionaries of up to 4096 tuples (a stack hash filter, about linear); larger ones are
     /// sorted (feature `alloc`: 32 bytes a tuple, O(n log n)) or, without `alloc`, compared
@@ -319,7 +323,7 @@ impl<'a> Sidecar<'a> {
         let (layout, body, stored) = Self::split(bytes)?;
         std::thread::scope(|scope| {
             let sum = scope.spawn(|| checksum_ok(layout, body, stored));
-            let structure = Self::structure(bytes, layout, body, Some(facts));
+            let structure = Self::structure(bytes, layout, body, Some(facts), &mut |_| {});
             if !sum.join().unwrap_or(false) {
                 return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
             }
@@ -345,18 +349,36 @@ impl<'a> Sidecar<'a> {
 
     fn validate_inner(bytes: &'a [u8], facts: Option<ManifestFacts>) -> Result<Self> {
         let (layout, body, stored) = Self::split(bytes)?;
-        if !checksum_ok(layout, body, stored) {
-            return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
+        let mismatch = Error::new(ErrorKind::ChecksumMismatch, off(body.len()));
+        match layout {
+            // The SHA-256 rounds are latency-bound: hashing in steps that trail the block walk
+            // lets the CPU run both at once. A mismatch still wins over any structural error.
+            Layout::Fixed => {
+                let mut hash = checksum::Sha256Over::new(body);
+                let structure =
+                    Self::structure(bytes, layout, body, facts, &mut |pos| hash.advance_to(pos));
+                if hash.finish().as_slice() != stored {
+                    return Err(mismatch);
+                }
+                structure
+            }
+            // CRC-32 runs at tens of GB/s: check it first, whole.
+            Layout::Compact => {
+                if !checksum_ok(layout, body, stored) {
+                    return Err(mismatch);
+                }
+                Self::structure(bytes, layout, body, facts, &mut |_| {})
+            }
         }
-        Self::structure(bytes, layout, body, facts)
     }
 
-    /// Every check but the checksum.
+    /// Every check but the checksum; `walked` is told the body position after each block.
     fn structure(
         bytes: &'a [u8],
         layout: Layout,
         body: &'a [u8],
         facts: Option<ManifestFacts>,
+        walked: &mut impl FnMut(usize),
     ) -> Result<Self> {
         let body_len = body.len();
         let mut f = Fields {
@@ -465,8 +487,8 @@ impl<'a> Sidecar<'a> {
         // One loop per layout: with the layout a constant in each, the inlined field readers
         // and payload frames lose their per-field layout branches.
         match layout {
-            Layout::Fixed => walker.validate_all(Layout::Fixed)?,
-            Layout::Compact => walker.validate_all(Layout::Compact)?,
+            Layout::Fixed => walker.validate_all(Layout::Fixed, walked)?,
+            Layout::Compact => walker.validate_all(Layout::Compact, walked)?,
         }
         let f = walker.f;
         f.cur.expect_end()?;
@@ -966,11 +988,12 @@ impl<'a> BlockWalker<'a> {
     /// Checks every remaining block; `layout` is the walker's own, passed as a constant by
     /// the caller so that each call site compiles to a loop specialised for it.
     #[inline(always)]
-    fn validate_all(&mut self, layout: Layout) -> Result<()> {
+    fn validate_all(&mut self, layout: Layout, walked: &mut impl FnMut(usize)) -> Result<()> {
         self.f.layout = layout;
         while self.left > 0 {
             self.f.layout = layout;
             self.next_block(true)?;
+            walked(self.f.cur.index());
         }
         Ok(())
     }
