@@ -191,9 +191,20 @@ mod tests {
         for (i, b) in bytes.iter_mut().enumerate() {
             *b = (i as u8).wrapping_mul(151).wrapping_add(7);
         }
+        // Under Miri (its software SHA-256 takes ~0.2 s a block there) only the padding
+        // boundaries, two step patterns.
+        let miri_lengths = [0usize, 55, 56, 64, 120, 129];
+        let steps: &[usize] = if cfg!(miri) {
+            &[13, 400]
+        } else {
+            &[1, 13, 64, 100, 129, 400]
+        };
         for len in 0..=bytes.len() {
+            if cfg!(miri) && !miri_lengths.contains(&len) {
+                continue;
+            }
             let data = &bytes[..len];
-            for step in [1usize, 13, 64, 100, 129, 400] {
+            for &step in steps {
                 let mut h = Sha256Over::new(data);
                 let mut pos = 0;
                 while pos <= len + step {
