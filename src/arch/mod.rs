@@ -15,6 +15,10 @@
 #![allow(unsafe_code)]
 
 #[cfg(feature = "expose-kernels")]
+pub mod fields;
+#[cfg(not(feature = "expose-kernels"))]
+pub(crate) mod fields;
+#[cfg(feature = "expose-kernels")]
 pub mod scalar;
 #[cfg(not(feature = "expose-kernels"))]
 pub(crate) mod scalar;

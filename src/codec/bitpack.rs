@@ -19,6 +19,7 @@
 //! ```
 
 use crate::arch;
+use crate::arch::fields::FieldReader;
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// The largest bit width.
@@ -40,22 +41,6 @@ pub const fn packed_len(width: u8, count: usize) -> Option<usize> {
     }
 }
 
-/// The number of leading values of a `len`-value, `width`-bit stream of `bytes` bytes that a
-/// single 8-byte load starting at their first byte covers entirely, in bounds.
-fn fast_len(bytes: usize, width: u8, len: usize) -> usize {
-    if width > 57 || bytes < 8 {
-        return 0;
-    }
-    if width == 0 {
-        return len;
-    }
-    // Value `i` starts at byte `i * width / 8`; it needs `i * width / 8 + 8 <= bytes`, i.e.
-    // `i * width < (bytes - 7) * 8`. A field of width <= 57 at shift <= 7 ends within the load.
-    let limit_bits = (bytes - 7) as u128 * 8;
-    let n = limit_bits.div_ceil(u128::from(width));
-    usize::try_from(n).unwrap_or(usize::MAX).min(len)
-}
-
 /// The smallest width that holds `max` (0 for 0).
 #[inline]
 pub const fn width_for(max: u64) -> u8 {
@@ -68,11 +53,8 @@ pub struct BitPacked<'a> {
     bytes: &'a [u8],
     width: u8,
     len: usize,
-    /// Values `0..fast_len` can be read with one in-bounds 8-byte load: their field ends
-    /// within the load (`width <= 57`) and the load ends within `bytes`.
-    fast_len: usize,
-    /// `low_mask(width)`.
-    mask: u64,
+    /// One-load access to the leading values (all but about the last 8 bytes' worth).
+    fields: FieldReader<'a>,
 }
 
 impl<'a> BitPacked<'a> {
@@ -122,8 +104,7 @@ impl<'a> BitPacked<'a> {
                 bytes: packed,
                 width,
                 len,
-                fast_len: fast_len(need, width, len),
-                mask: arch::scalar::low_mask(u32::from(width)),
+                fields: FieldReader::new(packed, width, len),
             },
             rest,
         ))
@@ -152,21 +133,10 @@ impl<'a> BitPacked<'a> {
     /// Value `index`, or `None` past the end. O(1).
     #[inline]
     pub fn get(&self, index: usize) -> Option<u64> {
-        if index < self.fast_len {
-            // `index * width < len * width <= 8 * bytes.len()`: no overflow.
-            let bit = index.wrapping_mul(usize::from(self.width));
-            let byte = bit >> 3;
-            // `fast_len` guarantees `byte + 8 <= bytes.len()`, so this check never fails; as
-            // `byte < 2^61` the end cannot overflow, which leaves one compare for the check.
-            if let Some(chunk) = self
-                .bytes
-                .get(byte..byte + 8)
-                .and_then(|r| <[u8; 8]>::try_from(r).ok())
-            {
-                return Some((u64::from_le_bytes(chunk) >> (bit & 7)) & self.mask);
-            }
+        match self.fields.get(index) {
+            Some(v) => Some(v),
+            None => self.get_cold(index),
         }
-        self.get_cold(index)
     }
 
     #[cold]
