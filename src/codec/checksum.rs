@@ -102,7 +102,7 @@ impl<'a> Sha256Over<'a> {
         }
     }
 
-    /// Compresses the whole blocks before `pos` once at least [`Self::STEP`] bytes wait.
+    /// Compresses the whole 64-byte blocks before `pos` once at least one block is waiting.
     #[inline(always)]
     pub fn advance_to(&mut self, pos: usize) {
         if pos >= self.hashed.saturating_add(Self::STEP) {
