@@ -90,7 +90,8 @@ pub struct Sha256Over<'a> {
 }
 
 impl<'a> Sha256Over<'a> {
-    /// Bytes gathered before a step compresses them: two blocks.
+    /// Bytes gathered before a step compresses them: one block (64 B measured fastest; steps
+    /// of 512 B and 2048 B left less of the hash overlapped with the walk).
     const STEP: usize = 64;
 
     /// A hasher over `bytes`, nothing hashed yet.

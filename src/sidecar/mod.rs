@@ -989,7 +989,6 @@ impl<'a> BlockWalker<'a> {
     /// the caller so that each call site compiles to a loop specialised for it.
     #[inline(always)]
     fn validate_all(&mut self, layout: Layout, walked: &mut impl FnMut(usize)) -> Result<()> {
-        self.f.layout = layout;
         while self.left > 0 {
             self.f.layout = layout;
             self.next_block(true)?;
