@@ -166,14 +166,6 @@ impl Block for Avx512Vbmi2 {
     }
 }
 
-/// Bytes `8g..8g + 8` of `v` in the low qword (kept in registers: a 64-byte store read back
-/// 8 bytes at a time defeats store forwarding).
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn qword(v: __m512i, g: usize) -> __m128i {
-    _mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(g as i64), v))
-}
-
 /// Bytes `16g..16g + 16` of `v` in the low 128 bits.
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -330,6 +322,20 @@ const fn iota() -> [u8; 64] {
 
 static IOTA: [u8; 64] = iota();
 
+/// Byte `8j + b` holds `j`: `vpermb` indices spreading byte `j` over qword `j`.
+#[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
+const fn lane_of_byte() -> [u8; 64] {
+    let mut idx = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        idx[j] = (j / 8) as u8;
+        j += 1;
+    }
+    idx
+}
+
+static LANE_OF_BYTE: [u8; 64] = lane_of_byte();
+
 /// Whole-block decode of varints of 1..=9 bytes, 8 at a time: the varint starts and ends
 /// (`vpcompressb` of the lane numbers under the start/terminator masks) give each lane its
 /// first byte; `vpermt2b` over this block and the next gathers its bytes `start..start + 8`
@@ -367,23 +373,13 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
     let ends_mask = !cont & valid;
     let starts = _mm512_maskz_compress_epi8(starts_mask, lanes);
     let ends = _mm512_maskz_compress_epi8(ends_mask, lanes);
-    // `vpshufb` indices copying byte 0 of every qword to all its bytes.
-    let bcast = _mm512_set_epi64(
-        0x0808_0808_0808_0808,
-        0x0000_0000_0000_0000,
-        0x0808_0808_0808_0808,
-        0x0000_0000_0000_0000,
-        0x0808_0808_0808_0808,
-        0x0000_0000_0000_0000,
-        0x0808_0808_0808_0808,
-        0x0000_0000_0000_0000,
-    );
+    // SAFETY: `LANE_OF_BYTE` is 64 bytes.
+    let mut pick = unsafe { load64(&LANE_OF_BYTE) };
     let step = _mm512_set1_epi64(0x0706_0504_0302_0100);
-    let eight = _mm512_set1_epi64(0x0808_0808_0808_0808);
+    // Byte 7 of every qword moved from `start + 7` to `start + 8`.
+    let ninth_step = _mm512_set1_epi64(0x0800_0000_0000_0000);
+    let eight = _mm512_set1_epi8(8);
     let seven_bits = _mm512_set1_epi64(0x7f7f_7f7f_7f7f_7f7f);
-    let all = _mm512_set1_epi64(-1);
-    let sixty_four = _mm512_set1_epi64(64);
-    let nine = _mm512_set1_epi64(9);
     let minv = _mm512_set1_epi64(min);
     let maxv = _mm512_set1_epi64(max);
     let top = _mm512_set1_epi64(7);
@@ -394,18 +390,20 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
     while g * 8 < count.min(64) {
         let used = (count - g * 8).min(8);
         let lane_mask = (0xffu16 >> (8 - used)) as u8;
-        let (s8, e8) = (qword(starts, g), qword(ends, g));
-        let st = _mm512_cvtepu8_epi64(s8);
-        let len = _mm512_add_epi64(_mm512_sub_epi64(_mm512_cvtepu8_epi64(e8), st), one);
-        // Byte indices start..start + 8 in every qword (start <= 63: below 128).
-        let idx = _mm512_add_epi8(_mm512_shuffle_epi8(st, bcast), step);
-        let word = _mm512_permutex2var_epi8(lo, idx, hi);
-        let ninth = _mm512_permutex2var_epi8(lo, _mm512_add_epi8(idx, eight), hi);
-        // Keep the low min(len, 8) bytes' 7-bit groups.
-        let keep_bits = _mm512_sub_epi64(sixty_four, _mm512_slli_epi64::<3>(len));
-        let keep = _mm512_srlv_epi64(all, _mm512_max_epi64(keep_bits, zero));
-        // `word & keep & seven_bits` (ternary-logic table 0x80: all three).
-        let mut x = _mm512_ternarylogic_epi64::<0x80>(word, keep, seven_bits);
+        // Every byte of qword `j` holds the first (last) byte number of varint `8g + j`.
+        let first = _mm512_permutexvar_epi8(pick, starts);
+        let end = _mm512_permutexvar_epi8(pick, ends);
+        pick = _mm512_add_epi8(pick, eight);
+        // Byte indices start..start + 8 in every qword (start <= 63: below 128); the bytes
+        // past the varint's end gather as zero.
+        let idx = _mm512_add_epi8(first, step);
+        let word = _mm512_maskz_permutex2var_epi8(_mm512_cmple_epu8_mask(idx, end), lo, idx, hi);
+        // A ninth byte, in byte 7 of the qwords whose varint ends at `start + 8` (it is the
+        // terminator, so its top bit is clear and it lands on value bits 56..62).
+        let idx9 = _mm512_add_epi8(first, ninth_step);
+        let is_nine = _mm512_mask_cmpeq_epi8_mask(0x8080_8080_8080_8080, idx9, end);
+        let high = _mm512_maskz_permutex2var_epi8(is_nine, lo, idx9, hi);
+        let mut x = _mm512_and_si512(word, seven_bits);
         // Close the gaps pairwise with bit selects (table 0xAC: `m ? x : shifted`): in each
         // 16-, 32-, then 64-bit lane the low half stays and the high half moves down by 1, 2,
         // 4 bits. The lane-wise shifts bring in zeros, and the high halves' top bits are zero.
@@ -423,12 +421,6 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
             _mm512_set1_epi64(0x0000_0000_0fff_ffff),
             _mm512_srli_epi64::<4>(x),
             x,
-        );
-        // A ninth byte (its low 7 bits: it is the terminator) for 9-byte varints.
-        let is_nine = _mm512_cmpeq_epi64_mask(len, nine);
-        let high = _mm512_maskz_slli_epi64::<56>(
-            is_nine,
-            _mm512_and_si512(ninth, _mm512_set1_epi64(0x7f)),
         );
         let raw = _mm512_or_si512(x, high);
         let delta = if SIGNED {
