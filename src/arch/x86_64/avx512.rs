@@ -60,6 +60,9 @@ impl Block for Avx512 {
 pub(super) struct Avx512Vbmi2;
 
 impl Block for Avx512Vbmi2 {
+    const HAS_SHORT: bool = true;
+    const SHORT_REJECTS_LONG: bool = true;
+
     #[inline(always)]
     unsafe fn masks(p: *const u8) -> Masks {
         // SAFETY: forwarded contract.
@@ -342,8 +345,9 @@ static LANE_OF_BYTE: [u8; 64] = lane_of_byte();
 /// (and `start + 8` for a ninth), shifts and masks compress the 7-bit groups, and the running
 /// values come from an in-register prefix sum. Overflow of the running sum is caught exactly
 /// (per lane: the wrapped sum went down, or the signed sum changed sign against both inputs),
-/// bounds by compares (skipped with `BOUNDED = false`, for the full range of the type); either
-/// makes the block fall back to the exact per-varint path.
+/// bounds by compares (skipped with `BOUNDED = false`, for the full range of the type); either,
+/// or a varint longer than 9 bytes (its end past `start + 8`), makes the block fall back to the
+/// exact per-varint path.
 ///
 /// # Safety
 /// The contract of [`Block::short_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
@@ -403,6 +407,10 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
         let idx9 = _mm512_add_epi8(first, ninth_step);
         let is_nine = _mm512_mask_cmpeq_epi8_mask(0x8080_8080_8080_8080, idx9, end);
         let high = _mm512_maskz_permutex2var_epi8(is_nine, lo, idx9, hi);
+        // A varint ending past `start + 8` is longer than 9 bytes: the exact path reports it.
+        if _mm512_mask_cmpgt_epu8_mask(0x8080_8080_8080_8080, end, idx9) != 0 {
+            return None;
+        }
         let mut x = _mm512_and_si512(word, seven_bits);
         // Close the gaps pairwise with bit selects (table 0xAC: `m ? x : shifted`): in each
         // 16-, 32-, then 64-bit lane the low half stays and the high half moves down by 1, 2,

@@ -32,10 +32,10 @@ const ONES_ZIGZAG_MARGIN: i64 = 64 * 64;
 /// varints that start in the block and end past it).
 const WIDE_READ: usize = 2 * BLOCK;
 
-/// The block's complete varints when none is longer than `fast_len` bytes: `(last
-/// terminator, count)`.
+/// The block's complete varints: `(last terminator, count)`, when none is longer than
+/// `fast_len` bytes (checked only with `check_runs`).
 #[inline(always)]
-fn whole_block(cont: u64, fast_len: usize) -> Option<(u32, usize)> {
+fn whole_block(cont: u64, fast_len: usize, check_runs: bool) -> Option<(u32, usize)> {
     let ends = !cont;
     if ends == 0 {
         return None;
@@ -43,7 +43,7 @@ fn whole_block(cont: u64, fast_len: usize) -> Option<(u32, usize)> {
     let last = 63 - ends.leading_zeros();
     let c = cont & (u64::MAX >> (63 - last));
     // A run of `fast_len` continuation bytes: a varint longer than `fast_len`.
-    if runs(c, fast_len) != 0 {
+    if check_runs && runs(c, fast_len) != 0 {
         return None;
     }
     Some((last, ends.count_ones() as usize))
@@ -62,6 +62,13 @@ pub(super) struct Masks {
 
 /// What a tier supplies to the shared loops.
 pub(super) trait Block {
+    /// `short_u64` / `short_zigzag` can decode a block (otherwise they always return `None`
+    /// and the loops do not look for whole blocks).
+    const HAS_SHORT: bool = false;
+    /// `short_u64` / `short_zigzag` return `None` for a block holding a varint longer than 9
+    /// bytes themselves, so for 9- and 10-byte formats the loops need not look for one first.
+    const SHORT_REJECTS_LONG: bool = false;
+
     /// The masks of the 64 bytes at `p`.
     ///
     /// # Safety
@@ -86,11 +93,11 @@ pub(super) trait Block {
     ) -> (usize, u64);
 
     /// Decodes the `count` varints that end in the 64-byte block at `p` (`last` = the block
-    /// index of the last terminator; every one 1..=9 bytes, none non-canonical when that
-    /// matters), writing the running values to `out..out + count`; returns the last one. Returns
+    /// index of the last terminator; every one 1..=9 bytes, or any length with
+    /// [`Block::SHORT_REJECTS_LONG`]; none non-canonical when that matters), writing the running values to `out..out + count`; returns the last one. Returns
     /// `None` (values may have been written, to be overwritten by the caller's exact path)
-    /// when a running value overflows or falls outside `[min, max]`, or when the tier has no
-    /// such path.
+    /// when a running value overflows or falls outside `[min, max]`, when a varint is longer
+    /// than 9 bytes ([`Block::SHORT_REJECTS_LONG`]), or when the tier has no such path.
     ///
     /// # Safety
     /// `p..p + 128` readable; `out..out + count` writable; the varints are as described
@@ -275,8 +282,8 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
             // A zero byte ends a multi-byte varint: let the reference report it.
             break;
         }
-        let whole = if len - pos >= WIDE_READ {
-            whole_block(m.cont, fast_len)
+        let whole = if B::HAS_SHORT && len - pos >= WIDE_READ {
+            whole_block(m.cont, fast_len, !(B::SHORT_REJECTS_LONG && fast_len == 9))
         } else {
             None
         };
@@ -284,7 +291,8 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
             if count <= n - k {
                 // SAFETY: `pos + WIDE_READ <= len`: the 128 bytes at `p` are in bounds;
                 // `k + count <= n` slots of `out` are writable; `whole_block` checked the
-                // lengths, the canonical check above the zero bytes.
+                // lengths (or the tier rejects long varints), the canonical check above the
+                // zero bytes.
                 let stored = unsafe {
                     B::short_u64(
                         p,
@@ -429,8 +437,8 @@ unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
         if canonical && m.zero & (m.cont << 1) != 0 {
             break;
         }
-        let whole = if len - pos >= WIDE_READ {
-            whole_block(m.cont, fast_len)
+        let whole = if B::HAS_SHORT && len - pos >= WIDE_READ {
+            whole_block(m.cont, fast_len, !(B::SHORT_REJECTS_LONG && fast_len == 9))
         } else {
             None
         };
@@ -438,7 +446,8 @@ unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
             if count <= n - k {
                 // SAFETY: `pos + WIDE_READ <= len`: the 128 bytes at `p` are in bounds;
                 // `k + count <= n` slots of `out` are writable; `whole_block` checked the
-                // lengths, the canonical check above the zero bytes.
+                // lengths (or the tier rejects long varints), the canonical check above the
+                // zero bytes.
                 let stored = unsafe {
                     B::short_zigzag(
                         p,
