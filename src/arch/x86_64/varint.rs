@@ -49,6 +49,27 @@ fn whole_block(cont: u64, fast_len: usize, check_runs: bool) -> Option<(u32, usi
     Some((last, ends.count_ones() as usize))
 }
 
+/// The one-byte varints from block byte `start` on (at most 8, within the block): how many
+/// (at least 1 when the caller saw byte `start`'s continuation bit clear), and the 8 bytes at
+/// `p + start` with the bytes past them zeroed.
+///
+/// # Safety
+/// `start < BLOCK` and `p..p + BLOCK_READ` is readable.
+#[inline(always)]
+unsafe fn ones_at(p: *const u8, cont: u64, start: usize) -> (usize, [u8; 8]) {
+    let run = ((cont >> start).trailing_zeros() as usize)
+        .min(BLOCK - start)
+        .min(8);
+    // SAFETY: `start + 8 <= BLOCK + 8 <= BLOCK_READ` bytes at `p` are readable (caller).
+    let word = u64::from_le(unsafe { p.add(start).cast::<u64>().read_unaligned() });
+    let keep = if run >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * run)) - 1
+    };
+    (run, (word & keep).to_le_bytes())
+}
+
 /// One bit per byte of a 64-byte block (bit `i` = byte `i`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Masks {
@@ -316,22 +337,27 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
         let mut ends = !m.cont;
         let mut start = 0usize;
         while ends != 0 && k < n {
-            // Eight one-byte varints in a row: one SIMD prefix-sum group.
-            if start <= BLOCK - 8
-                && (m.cont >> start) & 0xff == 0
-                && n - k >= 8
-                && prev <= ONES_U64_PREV_MAX
-            {
-                // SAFETY: `start + 8 <= 64` bytes at `p + start` are in bounds and below 0x80;
-                // `k + 8 <= n` slots of `out` are writable; `prev` is checked just above.
-                let (done, last_value) = unsafe {
-                    B::ones_u64(p.add(start), 1, prev, min, max, out.as_mut_ptr().add(k))
-                };
+            // Two to eight one-byte varints in a row: one SIMD prefix-sum group.
+            if (m.cont >> start) & 3 == 0 && n - k >= 8 && prev <= ONES_U64_PREV_MAX {
+                // SAFETY: `start < 64`, so the 8 bytes at `p + start` are in bounds.
+                let (run, group) = unsafe { ones_at(p, m.cont, start) };
+                // Decoded into a scratch group: only the run's values reach `out` (nothing
+                // past a later error may be written).
+                let mut values = [0u64; 8];
+                // SAFETY: the 8 bytes of `group` are below 0x80 (the run, then zeros: zero
+                // deltas, so the lanes past the run repeat its last value and pass the same
+                // bounds); `values` has 8 slots; `prev` is checked just above.
+                let (done, last_value) =
+                    unsafe { B::ones_u64(group.as_ptr(), 1, prev, min, max, values.as_mut_ptr()) };
                 if done == 1 {
-                    k += 8;
+                    for (i, &v) in values.iter().enumerate().take(run) {
+                        // SAFETY: `k + i < k + run <= k + 8 <= n = out.len()`.
+                        unsafe { *out.as_mut_ptr().add(k + i) = v };
+                    }
+                    k += run;
                     prev = last_value;
-                    ends &= !(0xff << start);
-                    start += 8;
+                    ends &= !(((1u64 << run) - 1) << start);
+                    start += run;
                     continue;
                 }
             }
@@ -471,22 +497,31 @@ unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
         let mut ends = !m.cont;
         let mut start = 0usize;
         while ends != 0 && k < n {
-            // Eight one-byte varints in a row: one SIMD prefix-sum group.
-            if start <= BLOCK - 8
-                && (m.cont >> start) & 0xff == 0
+            // Two to eight one-byte varints in a row: one SIMD prefix-sum group.
+            if (m.cont >> start) & 3 == 0
                 && n - k >= 8
                 && (i64::MIN + ONES_ZIGZAG_MARGIN..=i64::MAX - ONES_ZIGZAG_MARGIN).contains(&prev)
             {
-                // SAFETY: `start + 8 <= 64` bytes at `p + start` are in bounds and below 0x80;
-                // `k + 8 <= n` slots of `out` are writable; `prev` is checked just above.
+                // SAFETY: `start < 64`, so the 8 bytes at `p + start` are in bounds.
+                let (run, group) = unsafe { ones_at(p, m.cont, start) };
+                // Decoded into a scratch group: only the run's values reach `out` (nothing
+                // past a later error may be written).
+                let mut values = [0i64; 8];
+                // SAFETY: the 8 bytes of `group` are below 0x80 (the run, then zeros: zero
+                // deltas, so the lanes past the run repeat its last value and pass the same
+                // bounds); `values` has 8 slots; `prev` is checked just above.
                 let (done, last_value) = unsafe {
-                    B::ones_zigzag(p.add(start), 1, prev, min, max, out.as_mut_ptr().add(k))
+                    B::ones_zigzag(group.as_ptr(), 1, prev, min, max, values.as_mut_ptr())
                 };
                 if done == 1 {
-                    k += 8;
+                    for (i, &v) in values.iter().enumerate().take(run) {
+                        // SAFETY: `k + i < k + run <= k + 8 <= n = out.len()`.
+                        unsafe { *out.as_mut_ptr().add(k + i) = v };
+                    }
+                    k += run;
                     prev = last_value;
-                    ends &= !(0xff << start);
-                    start += 8;
+                    ends &= !(((1u64 << run) - 1) << start);
+                    start += run;
                     continue;
                 }
             }
