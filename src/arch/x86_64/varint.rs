@@ -115,10 +115,11 @@ pub(super) trait Block {
 
     /// Decodes the `count` varints that end in the 64-byte block at `p` (`last` = the block
     /// index of the last terminator; every one 1..=9 bytes, or any length with
-    /// [`Block::SHORT_REJECTS_LONG`]; none non-canonical when that matters), writing the running values to `out..out + count`; returns the last one. Returns
-    /// `None` (values may have been written, to be overwritten by the caller's exact path)
-    /// when a running value overflows or falls outside `[min, max]`, when a varint is longer
-    /// than 9 bytes ([`Block::SHORT_REJECTS_LONG`]), or when the tier has no such path.
+    /// [`Block::SHORT_REJECTS_LONG`]; none non-canonical when that matters), writing the running
+    /// values to `out..out + count`; returns the last one. Returns `None` (values may have been
+    /// written, to be overwritten by the caller's exact path) when a running value overflows
+    /// or falls outside `[min, max]`, when a varint is longer than 9 bytes
+    /// ([`Block::SHORT_REJECTS_LONG`]), or when the tier has no such path.
     ///
     /// # Safety
     /// `p..p + 128` readable; `out..out + count` writable; the varints are as described
@@ -337,7 +338,8 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
         let mut ends = !m.cont;
         let mut start = 0usize;
         while ends != 0 && k < n {
-            // Two to eight one-byte varints in a row: one SIMD prefix-sum group.
+            // Two to eight one-byte varints in a row (one, at the block's last byte): one SIMD
+            // prefix-sum group.
             if (m.cont >> start) & 3 == 0 && n - k >= 8 && prev <= ONES_U64_PREV_MAX {
                 // SAFETY: `start < 64`, so the 8 bytes at `p + start` are in bounds.
                 let (run, group) = unsafe { ones_at(p, m.cont, start) };
@@ -497,7 +499,8 @@ unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
         let mut ends = !m.cont;
         let mut start = 0usize;
         while ends != 0 && k < n {
-            // Two to eight one-byte varints in a row: one SIMD prefix-sum group.
+            // Two to eight one-byte varints in a row (one, at the block's last byte): one SIMD
+            // prefix-sum group.
             if (m.cont >> start) & 3 == 0
                 && n - k >= 8
                 && (i64::MIN + ONES_ZIGZAG_MARGIN..=i64::MAX - ONES_ZIGZAG_MARGIN).contains(&prev)
