@@ -1,10 +1,12 @@
 //! AVX2 + BMI1/2 + POPCNT kernels: 2x32-byte block masks for the varint loops, 8-value SSE prefix sums
-//! for runs of one-byte deltas, and `vpshufb` + `vpsrlvd` bit unpacking (8 values per step).
+//! for runs of one-byte deltas, whole 64-byte blocks of 1..=3-byte unsigned deltas (per-byte group
+//! shifts from a table, `u32` prefix sums, terminator lanes packed with `vpermd`), and `vpshufb` +
+//! `vpsrlvd` bit unpacking (8 values per step).
 //!
 //! Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU (checked by
 //! [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
 
-use super::varint::{self, Block, Masks};
+use super::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::arch::scalar;
 use crate::arch::unpack::{bit_range_fits, for_groups, lane1_base, U32X8, U32X8_SHIFT};
 use crate::codec::varint::VarintFormat;
@@ -35,6 +37,10 @@ pub(super) unsafe fn prefix8<const ZIGZAG: bool>(p: *const u8) -> __m128i {
 }
 
 impl Block for Avx2 {
+    const HAS_SHORT: bool = true;
+    // `short_u64` takes only blocks of 1..=3-byte varints; `short_zigzag` takes none.
+    const SHORT_REJECTS_LONG: bool = true;
+
     #[inline(always)]
     unsafe fn masks(p: *const u8) -> Masks {
         // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX2.
@@ -57,6 +63,42 @@ impl Block for Avx2 {
     }
 
     #[inline(always)]
+    unsafe fn short_u64(
+        p: *const u8,
+        cont: u64,
+        last: u32,
+        count: usize,
+        prev: u64,
+        min: u64,
+        max: u64,
+        out: *mut u64,
+    ) -> Option<u64> {
+        if !fits_short3(cont, last) || prev > u64::MAX - SHORT3_MARGIN as u64 {
+            return None;
+        }
+        // Unsigned deltas: the block's values lie in `prev .. prev + margin`.
+        if prev >= min && prev + SHORT3_MARGIN as u64 <= max {
+            // SAFETY: the caller's contract (64 readable bytes at `p`, `count` writable slots
+            // at `out`, one per terminator up to `last`, AVX2); lengths and `prev` checked.
+            return Some(unsafe { short3_u64(p, cont, last, count, prev, out) }.1);
+        }
+        // Near a bound: decode into scratch, so nothing reaches `out` when a value is out of
+        // bounds (the exact path then writes the values before it and stops there).
+        let mut values = [0u64; 64];
+        let count = count.min(values.len());
+        // SAFETY: as above, with `values` (64 slots) for `out`.
+        let (first, final_value) =
+            unsafe { short3_u64(p, cont, last, count, prev, values.as_mut_ptr()) };
+        // The values never decrease, so the first and the last bound them all.
+        if first < min || final_value > max {
+            return None;
+        }
+        // SAFETY: `count` slots are writable at `out` (caller) and initialised in `values`.
+        unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), out, count) };
+        Some(final_value)
+    }
+
+    #[inline(always)]
     unsafe fn ones_zigzag(
         p: *const u8,
         groups: usize,
@@ -68,6 +110,132 @@ impl Block for Avx2 {
         // SAFETY: forwarded contract.
         unsafe { ones::<true>(p, groups, prev, min, max, out) }
     }
+}
+
+/// Shift (0, 7 or 14) of the 7-bit group of each of 8 bytes within its varint, indexed by the
+/// continuation bits of bytes -2..=6 relative to the first of them (bit 0 = byte -2): a byte
+/// after one continuation byte is its varint's second group, after two its third.
+static GROUP_SHIFT: [[u8; 8]; 512] = group_shift();
+
+#[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
+const fn group_shift() -> [[u8; 8]; 512] {
+    let mut table = [[0u8; 8]; 512];
+    let mut i = 0;
+    while i < 512 {
+        let mut k = 0;
+        while k < 8 {
+            // Byte `k`'s predecessor is index bit `k + 1`, the one before that bit `k`.
+            table[i][k] = match ((i >> (k + 1)) & 1, (i >> k) & 1) {
+                (1, 1) => 14,
+                (1, _) => 7,
+                _ => 0,
+            };
+            k += 1;
+        }
+        i += 1;
+    }
+    table
+}
+
+/// `vpermd` indices moving the lanes whose bit is set in the index to the front, in order.
+static LEFT_PACK: [[u8; 8]; 256] = left_pack();
+
+#[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
+const fn left_pack() -> [[u8; 8]; 256] {
+    let mut table = [[0u8; 8]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let (mut lane, mut k) = (0, 0);
+        while lane < 8 {
+            if (m >> lane) & 1 == 1 {
+                table[m][k] = lane as u8;
+                k += 1;
+            }
+            lane += 1;
+        }
+        m += 1;
+    }
+    table
+}
+
+/// Decodes a block of varints of at most 3 bytes that starts on a varint boundary: writes the
+/// `count` running values `prev + delta sum` (one per terminator up to `last`) to `out` and
+/// returns the first and the last.
+///
+/// Every byte's value bits are shifted to their place in its varint ([`GROUP_SHIFT`]) and
+/// summed in `u32` lanes (at most `64 * (2^21 - 1)`): at a varint's last byte the running sum
+/// is the sum of the block's deltas up to and including that varint. The lanes of terminators
+/// are then packed to the front ([`LEFT_PACK`]), widened and stored 8 at a time.
+///
+/// # Safety
+/// 64 readable bytes at `p`; `out..out + count` writable; `count` = the number of clear bits
+/// of `cont` up to `last`, none of them ending a varint longer than 3 bytes; `prev` at most
+/// `u64::MAX - 2^27`; AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn short3_u64(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    prev: u64,
+    out: *mut u64,
+) -> (u64, u64) {
+    let low7 = _mm256_set1_epi32(0x7f);
+    let top = _mm256_set1_epi32(7);
+    let prevv = _mm256_set1_epi64x(prev.cast_signed());
+    let mut carry = _mm256_setzero_si256();
+    let ends = !cont & (u64::MAX >> (63 - last.min(63)));
+    // Bit `8j + b` = the continuation bit of byte `8j + b - 2`.
+    let before = u128::from(cont) << 2;
+    let mut k = 0usize;
+    for j in 0..8 {
+        let index = (before >> (8 * j)) as usize & 0x1ff;
+        let shifts = GROUP_SHIFT.get(index).copied().unwrap_or([0; 8]);
+        let lanes = (ends >> (8 * j)) as u8;
+        let pack = LEFT_PACK.get(usize::from(lanes)).copied().unwrap_or([0; 8]);
+        // SAFETY: `8j + 8 <= 64` bytes at `p` are readable (caller); `shifts` and `pack` are
+        // 8 bytes each.
+        let packed = unsafe {
+            let x = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.add(8 * j).cast()));
+            let sh = _mm256_cvtepu8_epi32(_mm_loadl_epi64(shifts.as_ptr().cast()));
+            let mut v = _mm256_sllv_epi32(_mm256_and_si256(x, low7), sh);
+            // Prefix sum inside each 128-bit half, then the low half's total into the high one.
+            v = _mm256_add_epi32(v, _mm256_slli_si256::<4>(v));
+            v = _mm256_add_epi32(v, _mm256_slli_si256::<8>(v));
+            let low_total = _mm256_shuffle_epi32::<0xff>(v);
+            v = _mm256_add_epi32(v, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
+            v = _mm256_add_epi32(v, carry);
+            carry = _mm256_permutevar8x32_epi32(v, top);
+            _mm256_permutevar8x32_epi32(
+                v,
+                _mm256_cvtepu8_epi32(_mm_loadl_epi64(pack.as_ptr().cast())),
+            )
+        };
+        let n = lanes.count_ones() as usize;
+        if k + 8 <= count {
+            // SAFETY: `k + 8 <= count` slots at `out` are writable (caller); the lanes past
+            // `n` are overwritten by the next chunks (or lie below `count`).
+            unsafe {
+                let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(packed));
+                let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(packed));
+                _mm256_storeu_si256(out.add(k).cast(), _mm256_add_epi64(lo, prevv));
+                _mm256_storeu_si256(out.add(k + 4).cast(), _mm256_add_epi64(hi, prevv));
+            }
+        } else {
+            let mut lanes32 = [0u32; 8];
+            // SAFETY: `lanes32` is 32 writable bytes.
+            unsafe { _mm256_storeu_si256(lanes32.as_mut_ptr().cast(), packed) };
+            for (i, &sum) in lanes32.iter().enumerate().take(n.min(count - k.min(count))) {
+                // SAFETY: `k + i < count`: writable (caller).
+                unsafe { *out.add(k + i) = prev + u64::from(sum) };
+            }
+        }
+        k += n;
+    }
+    // SAFETY: `count >= 1` (the block has a terminator: `last`), so slots 0 and `count - 1`
+    // were written above.
+    unsafe { (*out, *out.add(count - 1)) }
 }
 
 /// # Safety

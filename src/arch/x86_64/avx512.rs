@@ -7,7 +7,7 @@
 //! by [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
 
 use super::avx2::{self, prefix8};
-use super::varint::{self, Block, Masks};
+use super::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::arch::scalar;
 use crate::arch::unpack::{
     bit_range_fits, for_groups, pair_fits, U32X16, U32X16_PAIRS, U32X16_SHIFT, U64X8, U64X8_SHIFT,
@@ -178,16 +178,6 @@ fn oword(v: __m512i, g: usize) -> __m128i {
         _mm512_set_epi64(0, 0, 0, 0, 0, 0, q + 1, q),
         v,
     ))
-}
-
-/// 64 deltas of at most 3 bytes (21 bits) move a running sum by less than this.
-const SHORT3_MARGIN: i64 = 1 << 28;
-
-/// Whether no varint ending at or before `last` is longer than 3 bytes.
-#[inline(always)]
-fn fits_short3(cont: u64, last: u32) -> bool {
-    let c = cont & (u64::MAX >> (63 - last.min(63)));
-    c & (c >> 1) & (c >> 2) == 0
 }
 
 /// `j + shift` for every byte lane `j` (wrapping at 64; the wrapped lanes are masked off).

@@ -49,6 +49,16 @@ fn whole_block(cont: u64, fast_len: usize, check_runs: bool) -> Option<(u32, usi
     Some((last, ends.count_ones() as usize))
 }
 
+/// 64 deltas of at most 3 bytes (21 bits) move a running sum by less than this.
+pub(super) const SHORT3_MARGIN: i64 = 1 << 28;
+
+/// Whether no varint ending at or before `last` is longer than 3 bytes.
+#[inline(always)]
+pub(super) fn fits_short3(cont: u64, last: u32) -> bool {
+    let c = cont & (u64::MAX >> (63 - last.min(63)));
+    c & (c >> 1) & (c >> 2) == 0
+}
+
 /// The one-byte varints from block byte `start` on (at most 8, within the block): how many
 /// (at least 1 when the caller saw byte `start`'s continuation bit clear), and the 8 bytes at
 /// `p + start` with the bytes past them zeroed.
