@@ -245,6 +245,64 @@ fn varint_long_streams_every_distribution() {
     }
 }
 
+/// Streams of only 1..=3-byte deltas, long enough for the whole-block paths of the AVX2 and
+/// AVX-512 tiers (`short3`), under full bounds and under bounds that cut through the stream
+/// (so a block meets its bound: nothing past the first out-of-bounds value may be written).
+/// Miri runs two of them (the AVX2 step reaches the AVX2 whole-block path).
+#[test]
+fn varint_short_blocks_near_bounds() {
+    let mut rng = Rng::new(31);
+    let rounds = if cfg!(miri) { 2 } else { 600 };
+    for round in 0..rounds {
+        let n = 150 + rng.below(100) as usize;
+        let mut bytes = Vec::new();
+        for _ in 0..n {
+            let len = match rng.below(8) {
+                0 => 2,
+                1 => 3,
+                _ => 1,
+            };
+            push(&mut bytes, raw_of_len(&mut rng, len));
+        }
+        let prev = rng.below(1 << 40);
+        let zprev = rng.below(1 << 40) as i64 - (1 << 39);
+        let mut values = vec![0u64; n];
+        scalar::delta_decode_u64(
+            &bytes,
+            VarintFormat::SIDECAR,
+            prev,
+            0,
+            u64::MAX,
+            &mut values,
+        )
+        .unwrap();
+        let mut zvalues = vec![0i64; n];
+        let full = (i64::MIN, i64::MAX);
+        scalar::delta_decode_zigzag(
+            &bytes,
+            VarintFormat::SIDECAR,
+            zprev,
+            full.0,
+            full.1,
+            &mut zvalues,
+        )
+        .unwrap();
+        let cut = values[rng.below(n as u64) as usize];
+        let zcut = zvalues[rng.below(n as u64) as usize];
+        // Round 0 of every 3: full bounds; 1: an upper bound met inside; 2: a lower one.
+        let (min, max, zbounds) = match round % 3 {
+            0 => (0, u64::MAX, full),
+            1 => (prev, cut, (i64::MIN, zcut)),
+            _ => (cut, u64::MAX, (zcut, i64::MAX)),
+        };
+        for format in [VarintFormat::SIDECAR, VarintFormat::U64] {
+            check_varint(&bytes, format, n, prev, min, max, zprev, zbounds, &|| {
+                format!("round {round} n={n} {format:?} bounds {min}..={max} {zbounds:?}")
+            });
+        }
+    }
+}
+
 /// The shift/mask gather used where PEXT is slow (AMD Zen 1/2) agrees with scalar too.
 #[test]
 fn varint_without_pext() {

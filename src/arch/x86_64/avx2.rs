@@ -38,7 +38,7 @@ pub(super) unsafe fn prefix8<const ZIGZAG: bool>(p: *const u8) -> __m128i {
 
 impl Block for Avx2 {
     const HAS_SHORT: bool = true;
-    // `short_u64` takes only blocks of 1..=3-byte varints; `short_zigzag` takes none.
+    // `short_u64` / `short_zigzag` take only blocks of 1..=3-byte varints.
     const SHORT_REJECTS_LONG: bool = true;
 
     #[inline(always)]
@@ -80,17 +80,65 @@ impl Block for Avx2 {
         if prev >= min && prev + SHORT3_MARGIN as u64 <= max {
             // SAFETY: the caller's contract (64 readable bytes at `p`, `count` writable slots
             // at `out`, one per terminator up to `last`, AVX2); lengths and `prev` checked.
-            return Some(unsafe { short3_u64(p, cont, last, count, prev, out) }.1);
+            let last_value =
+                unsafe { short3::<false>(p, cont, last, count, prev as i64, out.cast()) };
+            return Some(last_value as u64);
         }
         // Near a bound: decode into scratch, so nothing reaches `out` when a value is out of
         // bounds (the exact path then writes the values before it and stops there).
         let mut values = [0u64; 64];
         let count = count.min(values.len());
         // SAFETY: as above, with `values` (64 slots) for `out`.
-        let (first, final_value) =
-            unsafe { short3_u64(p, cont, last, count, prev, values.as_mut_ptr()) };
+        let final_value = unsafe {
+            short3::<false>(
+                p,
+                cont,
+                last,
+                count,
+                prev as i64,
+                values.as_mut_ptr().cast(),
+            )
+        } as u64;
+        let first = values[0];
         // The values never decrease, so the first and the last bound them all.
         if first < min || final_value > max {
+            return None;
+        }
+        // SAFETY: `count` slots are writable at `out` (caller) and initialised in `values`.
+        unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), out, count) };
+        Some(final_value)
+    }
+
+    #[inline(always)]
+    unsafe fn short_zigzag(
+        p: *const u8,
+        cont: u64,
+        last: u32,
+        count: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> Option<i64> {
+        if !fits_short3(cont, last)
+            || !(i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
+        {
+            return None;
+        }
+        // ZigZag deltas: the block's values lie within `prev ± margin`.
+        if prev - SHORT3_MARGIN >= min && prev + SHORT3_MARGIN <= max {
+            // SAFETY: the caller's contract (64 readable bytes at `p`, `count` writable slots
+            // at `out`, one per terminator up to `last`, AVX2); lengths and `prev` checked.
+            return Some(unsafe { short3::<true>(p, cont, last, count, prev, out) });
+        }
+        // Near a bound: decode into scratch and check every value first (see `short_u64`).
+        let mut values = [0i64; 64];
+        let count = count.min(values.len());
+        // SAFETY: as above, with `values` (64 slots) for `out`.
+        let final_value =
+            unsafe { short3::<true>(p, cont, last, count, prev, values.as_mut_ptr()) };
+        let decoded = values.get(..count).unwrap_or_default();
+        if decoded.iter().any(|v| !(min..=max).contains(v)) {
             return None;
         }
         // SAFETY: `count` slots are writable at `out` (caller) and initialised in `values`.
@@ -159,32 +207,42 @@ const fn left_pack() -> [[u8; 8]; 256] {
 }
 
 /// Decodes a block of varints of at most 3 bytes that starts on a varint boundary: writes the
-/// `count` running values `prev + delta sum` (one per terminator up to `last`) to `out` and
-/// returns the first and the last.
+/// `count` running values (one per terminator up to `last`) to `out` and returns the last.
+/// `SIGNED`: ZigZag deltas and `i64` values; otherwise unsigned deltas and `u64` values (as
+/// `i64` bit patterns).
 ///
 /// Every byte's value bits are shifted to their place in its varint ([`GROUP_SHIFT`]) and
 /// summed in `u32` lanes (at most `64 * (2^21 - 1)`): at a varint's last byte the running sum
-/// is the sum of the block's deltas up to and including that varint. The lanes of terminators
-/// are then packed to the front ([`LEFT_PACK`]), widened and stored 8 at a time.
+/// is the sum of the block's raw varints up to and including that one. The lanes of
+/// terminators are packed to the front ([`LEFT_PACK`]); unsigned deltas are then the values
+/// less `prev`; for ZigZag ones each raw varint is the difference of neighbouring packed
+/// lanes, ZigZag-decoded and prefix-summed again (`i32`, at most `2^20` in magnitude each).
+/// Values are widened and stored 8 at a time.
 ///
 /// # Safety
 /// 64 readable bytes at `p`; `out..out + count` writable; `count` = the number of clear bits
-/// of `cont` up to `last`, none of them ending a varint longer than 3 bytes; `prev` at most
-/// `u64::MAX - 2^27`; AVX2 present.
+/// of `cont` up to `last`, none of them ending a varint longer than 3 bytes; `prev` at least
+/// [`SHORT3_MARGIN`] away from the limits of the value type (no overflow); AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn short3_u64(
+unsafe fn short3<const SIGNED: bool>(
     p: *const u8,
     cont: u64,
     last: u32,
     count: usize,
-    prev: u64,
-    out: *mut u64,
-) -> (u64, u64) {
+    prev: i64,
+    out: *mut i64,
+) -> i64 {
     let low7 = _mm256_set1_epi32(0x7f);
     let top = _mm256_set1_epi32(7);
-    let prevv = _mm256_set1_epi64x(prev.cast_signed());
-    let mut carry = _mm256_setzero_si256();
+    let zero = _mm256_setzero_si256();
+    let one = _mm256_set1_epi32(1);
+    // Lane `i` takes lane `i - 1` (lane 0 is replaced by the previous chunk's last sum).
+    let up1 = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
+    let mut running = _mm256_set1_epi64x(prev);
+    let mut carry = zero;
+    // ZigZag: the running byte sum at the last terminator of the chunks so far (broadcast).
+    let mut last_sum = zero;
     let ends = !cont & (u64::MAX >> (63 - last.min(63)));
     // Bit `8j + b` = the continuation bit of byte `8j + b - 2`.
     let before = u128::from(cont) << 2;
@@ -193,49 +251,95 @@ unsafe fn short3_u64(
         let index = (before >> (8 * j)) as usize & 0x1ff;
         let shifts = GROUP_SHIFT.get(index).copied().unwrap_or([0; 8]);
         let lanes = (ends >> (8 * j)) as u8;
+        let n = lanes.count_ones() as usize;
         let pack = LEFT_PACK.get(usize::from(lanes)).copied().unwrap_or([0; 8]);
         // SAFETY: `8j + 8 <= 64` bytes at `p` are readable (caller); `shifts` and `pack` are
         // 8 bytes each.
         let packed = unsafe {
             let x = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.add(8 * j).cast()));
             let sh = _mm256_cvtepu8_epi32(_mm_loadl_epi64(shifts.as_ptr().cast()));
-            let mut v = _mm256_sllv_epi32(_mm256_and_si256(x, low7), sh);
-            // Prefix sum inside each 128-bit half, then the low half's total into the high one.
-            v = _mm256_add_epi32(v, _mm256_slli_si256::<4>(v));
-            v = _mm256_add_epi32(v, _mm256_slli_si256::<8>(v));
-            let low_total = _mm256_shuffle_epi32::<0xff>(v);
-            v = _mm256_add_epi32(v, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
-            v = _mm256_add_epi32(v, carry);
+            let v = prefix_sum8(_mm256_sllv_epi32(_mm256_and_si256(x, low7), sh));
+            let v = _mm256_add_epi32(v, carry);
             carry = _mm256_permutevar8x32_epi32(v, top);
-            _mm256_permutevar8x32_epi32(
-                v,
-                _mm256_cvtepu8_epi32(_mm_loadl_epi64(pack.as_ptr().cast())),
-            )
+            let order = _mm256_cvtepu8_epi32(_mm_loadl_epi64(pack.as_ptr().cast()));
+            _mm256_permutevar8x32_epi32(v, order)
         };
-        let n = lanes.count_ones() as usize;
-        if k + 8 <= count {
-            // SAFETY: `k + 8 <= count` slots at `out` are writable (caller); the lanes past
-            // `n` are overwritten by the next chunks (or lie below `count`).
-            unsafe {
-                let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(packed));
-                let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(packed));
-                _mm256_storeu_si256(out.add(k).cast(), _mm256_add_epi64(lo, prevv));
-                _mm256_storeu_si256(out.add(k + 4).cast(), _mm256_add_epi64(hi, prevv));
-            }
+        if n == 0 {
+            continue;
+        }
+        // The `n` values of this chunk as 32-bit offsets from `running` (the lanes past `n`
+        // hold junk, never kept: they are stored only where later chunks overwrite them).
+        let offsets = if SIGNED {
+            let earlier =
+                _mm256_blend_epi32::<1>(_mm256_permutevar8x32_epi32(packed, up1), last_sum);
+            let raw = _mm256_sub_epi32(packed, earlier);
+            let delta = _mm256_xor_si256(
+                _mm256_srli_epi32::<1>(raw),
+                _mm256_sub_epi32(zero, _mm256_and_si256(raw, one)),
+            );
+            prefix_sum8(delta)
         } else {
-            let mut lanes32 = [0u32; 8];
-            // SAFETY: `lanes32` is 32 writable bytes.
-            unsafe { _mm256_storeu_si256(lanes32.as_mut_ptr().cast(), packed) };
-            for (i, &sum) in lanes32.iter().enumerate().take(n.min(count - k.min(count))) {
-                // SAFETY: `k + i < count`: writable (caller).
-                unsafe { *out.add(k + i) = prev + u64::from(sum) };
+            packed
+        };
+        // SAFETY: AVX2 (caller); the stores: see below.
+        unsafe {
+            let lo = _mm256_add_epi64(widen::<SIGNED>(_mm256_castsi256_si128(offsets)), running);
+            let hi = _mm256_add_epi64(
+                widen::<SIGNED>(_mm256_extracti128_si256::<1>(offsets)),
+                running,
+            );
+            if k + 8 <= count {
+                // `k + 8 <= count` slots at `out` are writable (caller); the lanes past `n`
+                // are overwritten by the next chunks (or lie below `count`).
+                _mm256_storeu_si256(out.add(k).cast(), lo);
+                _mm256_storeu_si256(out.add(k + 4).cast(), hi);
+            } else {
+                let mut values = [0i64; 8];
+                _mm256_storeu_si256(values.as_mut_ptr().cast(), lo);
+                _mm256_storeu_si256(values.as_mut_ptr().add(4).cast(), hi);
+                for (i, &v) in values.iter().enumerate().take(n.min(count - k.min(count))) {
+                    // `k + i < count`: writable (caller).
+                    *out.add(k + i) = v;
+                }
             }
+        }
+        if SIGNED {
+            let at_last = _mm256_set1_epi32(n as i32 - 1);
+            last_sum = _mm256_permutevar8x32_epi32(packed, at_last);
+            let total = _mm256_permutevar8x32_epi32(offsets, at_last);
+            running = _mm256_add_epi64(running, widen::<true>(_mm256_castsi256_si128(total)));
         }
         k += n;
     }
-    // SAFETY: `count >= 1` (the block has a terminator: `last`), so slots 0 and `count - 1`
-    // were written above.
-    unsafe { (*out, *out.add(count - 1)) }
+    if SIGNED {
+        _mm_cvtsi128_si64(_mm256_castsi256_si128(running))
+    } else {
+        // SAFETY: `count >= 1` (the block has a terminator: `last`): slot `count - 1` was
+        // written above.
+        unsafe { *out.add(count - 1) }
+    }
+}
+
+/// Inclusive prefix sum of 8 `u32` / `i32` lanes.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn prefix_sum8(v: __m256i) -> __m256i {
+    // Inside each 128-bit half, then the low half's total into the high one.
+    let v = _mm256_add_epi32(v, _mm256_slli_si256::<4>(v));
+    let v = _mm256_add_epi32(v, _mm256_slli_si256::<8>(v));
+    let low_total = _mm256_shuffle_epi32::<0xff>(v);
+    _mm256_add_epi32(v, _mm256_permute2x128_si256::<0x08>(low_total, low_total))
+}
+
+/// Widens 4 `i32` (`SIGNED`) or `u32` lanes to 64 bits.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn widen<const SIGNED: bool>(v: __m128i) -> __m256i {
+    if SIGNED {
+        _mm256_cvtepi32_epi64(v)
+    } else {
+        _mm256_cvtepu32_epi64(v)
+    }
 }
 
 /// # Safety
