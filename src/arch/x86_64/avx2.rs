@@ -14,7 +14,7 @@ use crate::error::Result;
 use core::arch::x86_64::*;
 
 /// The AVX2 block reader.
-pub(super) struct Avx2;
+pub(super) struct Avx2<const PEXT: bool>;
 
 /// Prefix sums of 8 one-byte deltas at `p` in `u16` lanes (plain bytes, or ZigZag-decoded to
 /// `i16` when `ZIGZAG`).
@@ -36,9 +36,9 @@ pub(super) unsafe fn prefix8<const ZIGZAG: bool>(p: *const u8) -> __m128i {
     _mm_add_epi16(x, _mm_slli_si128::<8>(x))
 }
 
-impl Block for Avx2 {
+impl<const PEXT: bool> Block for Avx2<PEXT> {
     const HAS_SHORT: bool = true;
-    // `short_u64` / `short_zigzag` take only blocks of 1..=3-byte varints.
+    // `short_u64` / `short_zigzag` reject a block with a varint over 9 bytes (`short9`).
     const SHORT_REJECTS_LONG: bool = true;
 
     #[inline(always)]
@@ -74,7 +74,11 @@ impl Block for Avx2 {
         out: *mut u64,
     ) -> Option<u64> {
         if !fits_short3(cont, last) || prev > u64::MAX - SHORT3_MARGIN as u64 {
-            return None;
+            let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
+            // SAFETY: the caller's contract; AVX2 + BMI2 (and PEXT fast when `PEXT`): this
+            // type is only used after detecting them.
+            return unsafe { short9::<false, PEXT>(p, cont, last, count, prev, min, max, out) }
+                .map(|v| v as u64);
         }
         // Unsigned deltas: the block's values lie in `prev .. prev + margin`.
         if prev >= min && prev + SHORT3_MARGIN as u64 <= max {
@@ -123,7 +127,8 @@ impl Block for Avx2 {
         if !fits_short3(cont, last)
             || !(i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
         {
-            return None;
+            // SAFETY: as in `short_u64`.
+            return unsafe { short9::<true, PEXT>(p, cont, last, count, prev, min, max, out) };
         }
         // ZigZag deltas: the block's values lie within `prev ± margin`.
         if prev - SHORT3_MARGIN >= min && prev + SHORT3_MARGIN <= max {
@@ -320,6 +325,76 @@ unsafe fn short3<const SIGNED: bool>(
     }
 }
 
+/// Decodes a block of varints of 1..=9 bytes one at a time from its terminator mask, with
+/// no branch per value: each is gathered from an 8-byte load (plus its ninth byte), and the
+/// overflow and bounds checks of all of them fold into one flag. Values go to scratch first,
+/// so `out` is written only when every one passed. `None` for a varint longer than 9 bytes or
+/// a failed check (the exact path then finds which value failed). `SIGNED`: ZigZag deltas and
+/// `i64` values and bounds; otherwise unsigned ones (as `i64` bit patterns).
+///
+/// # Safety
+/// The contract of [`Block::short_u64`]: 128 readable bytes at `p`, `count` writable slots at
+/// `out`; AVX2, BMI1 and BMI2 present (and fast PEXT when `PEXT`).
+#[inline]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short9<const SIGNED: bool, const PEXT: bool>(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> Option<i64> {
+    let valid = u64::MAX >> (63 - last.min(63));
+    if varint::runs(cont & valid, 9) != 0 {
+        return None;
+    }
+    let mut values = [0i64; 64];
+    let mut ends = !cont & valid;
+    let mut start = 0usize;
+    let mut running = prev;
+    let mut bad = false;
+    for slot in values.iter_mut() {
+        if ends == 0 {
+            break;
+        }
+        let end = ends.trailing_zeros() as usize;
+        let len = end + 1 - start.min(end);
+        // SAFETY: `start <= end < 64`, so the 9 bytes at `p + start` lie within the 128
+        // readable bytes (caller).
+        let (lo, ninth) = unsafe {
+            let q = p.add(start);
+            (u64::from_le(q.cast::<u64>().read_unaligned()), *q.add(8))
+        };
+        let ninth = if len > 8 { u64::from(ninth) } else { 0 };
+        let raw = varint::gather::<PEXT>(lo, len.min(8)) | (ninth << 56);
+        let (value, overflow, outside) = if SIGNED {
+            let delta = (raw >> 1).cast_signed() ^ (raw & 1).cast_signed().wrapping_neg();
+            let (v, o) = running.overflowing_add(delta);
+            (v, o, (v < min) | (v > max))
+        } else {
+            let (v, o) = running.cast_unsigned().overflowing_add(raw);
+            let outside = (v < min.cast_unsigned()) | (v > max.cast_unsigned());
+            (v.cast_signed(), o, outside)
+        };
+        bad |= overflow | outside;
+        *slot = value;
+        running = value;
+        start = end + 1;
+        ends &= ends - 1;
+    }
+    if bad || ends != 0 || count > values.len() {
+        return None;
+    }
+    // SAFETY: `count` slots are writable at `out` (caller); the block has exactly `count`
+    // terminators, so `values[..count]` was written above.
+    unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), out, count) };
+    Some(running)
+}
+
 /// Inclusive prefix sum of 8 `u32` / `i32` lanes.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -443,10 +518,10 @@ pub(crate) unsafe fn delta_decode_u64(
 ) -> Result<usize> {
     if super::pext_is_fast() {
         // SAFETY: AVX2 + BMI2 (caller), PEXT fast (checked).
-        unsafe { varint::delta_u64::<Avx2, true>(bytes, format, prev, min, max, out) }
+        unsafe { varint::delta_u64::<Avx2<true>, true>(bytes, format, prev, min, max, out) }
     } else {
         // SAFETY: AVX2 + BMI2 (caller).
-        unsafe { varint::delta_u64::<Avx2, false>(bytes, format, prev, min, max, out) }
+        unsafe { varint::delta_u64::<Avx2<false>, false>(bytes, format, prev, min, max, out) }
     }
 }
 
@@ -465,10 +540,10 @@ pub(crate) unsafe fn delta_decode_zigzag(
 ) -> Result<usize> {
     if super::pext_is_fast() {
         // SAFETY: AVX2 + BMI2 (caller), PEXT fast (checked).
-        unsafe { varint::delta_zigzag::<Avx2, true>(bytes, format, prev, min, max, out) }
+        unsafe { varint::delta_zigzag::<Avx2<true>, true>(bytes, format, prev, min, max, out) }
     } else {
         // SAFETY: AVX2 + BMI2 (caller).
-        unsafe { varint::delta_zigzag::<Avx2, false>(bytes, format, prev, min, max, out) }
+        unsafe { varint::delta_zigzag::<Avx2<false>, false>(bytes, format, prev, min, max, out) }
     }
 }
 
@@ -479,7 +554,7 @@ pub(crate) unsafe fn delta_decode_zigzag(
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     // SAFETY: AVX2 (caller).
-    unsafe { varint::count::<Avx2>(bytes, format) }
+    unsafe { varint::count::<Avx2<false>>(bytes, format) }
 }
 
 /// Bytes a group of 8 `u32` values of `width` bits reads from its first byte.

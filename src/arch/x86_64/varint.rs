@@ -195,7 +195,7 @@ unsafe fn pext(word: u64, mask: u64) -> u64 {
 
 /// The value bits of a varint of `len` (1..=8) bytes held in the low bytes of `word`.
 #[inline(always)]
-fn gather<const PEXT: bool>(word: u64, len: usize) -> u64 {
+pub(super) fn gather<const PEXT: bool>(word: u64, len: usize) -> u64 {
     // Keep the low `8 * len` bits (`len` is 1..=8, so the shift is 0..=56).
     let keep = u64::MAX >> (64 - 8 * len.clamp(1, 8));
     let bits = 0x7f7f_7f7f_7f7f_7f7f & keep;
@@ -576,7 +576,7 @@ unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
 /// of the length reached so far is left (the common case: short varints). 64-bit words only:
 /// a few single-cycle operations per block.
 #[inline(always)]
-fn runs(c: u64, k: usize) -> u64 {
+pub(super) fn runs(c: u64, k: usize) -> u64 {
     let r2 = c & (c << 1);
     if k >= 2 && r2 == 0 {
         return 0;
