@@ -45,6 +45,26 @@ use super::x86_64::{avx2, avx512};
 ))]
 use super::aarch64 as neon;
 
+/// Test hook: `true` makes the AVX-512 varint kernels take the paths they take on a CPU
+/// without VBMI2 (e.g. Skylake-SP), `false` lets them use VBMI2 where present. Results never
+/// depend on it, only speed; it has no effect when VBMI2 is enabled at compile time or
+/// without x86_64 SIMD kernels.
+#[cfg(feature = "expose-kernels")]
+pub fn override_vbmi2(off: bool) {
+    #[cfg(all(
+        feature = "simd",
+        not(lakecore_backend = "scalar"),
+        target_arch = "x86_64"
+    ))]
+    super::x86_64::override_vbmi2(off);
+    #[cfg(not(all(
+        feature = "simd",
+        not(lakecore_backend = "scalar"),
+        target_arch = "x86_64"
+    )))]
+    let _ = off;
+}
+
 /// Test hook: `Some(false)` makes the x86_64 varint kernels gather value bits with shifts and
 /// masks instead of PEXT (as they do on AMD Zen 1/2), `Some(true)` allows PEXT again where it
 /// is fast, `None` re-detects. Results never depend on it, only speed; without x86_64 SIMD

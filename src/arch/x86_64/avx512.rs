@@ -16,10 +16,45 @@ use crate::codec::varint::VarintFormat;
 use crate::error::Result;
 use core::arch::x86_64::*;
 
-/// The AVX-512 block reader.
-pub(super) struct Avx512;
+/// The AVX-512 block reader without VBMI2: its whole-block paths are the AVX2 tier's.
+pub(super) struct Avx512<const PEXT: bool>;
 
-impl Block for Avx512 {
+impl<const PEXT: bool> Block for Avx512<PEXT> {
+    const HAS_SHORT: bool = <avx2::Avx2<PEXT> as Block>::HAS_SHORT;
+    const SHORT_REJECTS_LONG: bool = <avx2::Avx2<PEXT> as Block>::SHORT_REJECTS_LONG;
+
+    #[inline(always)]
+    unsafe fn short_u64(
+        p: *const u8,
+        cont: u64,
+        last: u32,
+        count: usize,
+        prev: u64,
+        min: u64,
+        max: u64,
+        out: *mut u64,
+    ) -> Option<u64> {
+        // SAFETY: forwarded contract (AVX-512 implies the AVX2 tier's features).
+        unsafe { <avx2::Avx2<PEXT> as Block>::short_u64(p, cont, last, count, prev, min, max, out) }
+    }
+
+    #[inline(always)]
+    unsafe fn short_zigzag(
+        p: *const u8,
+        cont: u64,
+        last: u32,
+        count: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> Option<i64> {
+        // SAFETY: forwarded contract (AVX-512 implies the AVX2 tier's features).
+        unsafe {
+            <avx2::Avx2<PEXT> as Block>::short_zigzag(p, cont, last, count, prev, min, max, out)
+        }
+    }
+
     #[inline(always)]
     unsafe fn masks(p: *const u8) -> Masks {
         // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX-512BW.
@@ -543,10 +578,10 @@ pub(crate) unsafe fn delta_decode_u64(
     }
     if super::pext_is_fast() {
         // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_u64::<Avx512, true>(bytes, format, prev, min, max, out) }
+        unsafe { varint::delta_u64::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
     } else {
         // SAFETY: features (caller).
-        unsafe { varint::delta_u64::<Avx512, false>(bytes, format, prev, min, max, out) }
+        unsafe { varint::delta_u64::<Avx512<false>, false>(bytes, format, prev, min, max, out) }
     }
 }
 
@@ -569,10 +604,10 @@ pub(crate) unsafe fn delta_decode_zigzag(
     }
     if super::pext_is_fast() {
         // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_zigzag::<Avx512, true>(bytes, format, prev, min, max, out) }
+        unsafe { varint::delta_zigzag::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
     } else {
         // SAFETY: features (caller).
-        unsafe { varint::delta_zigzag::<Avx512, false>(bytes, format, prev, min, max, out) }
+        unsafe { varint::delta_zigzag::<Avx512<false>, false>(bytes, format, prev, min, max, out) }
     }
 }
 
@@ -627,7 +662,7 @@ unsafe fn delta_zigzag_vbmi2(
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
 pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     // SAFETY: features (caller).
-    unsafe { varint::count::<Avx512>(bytes, format) }
+    unsafe { varint::count::<Avx512<false>>(bytes, format) }
 }
 
 /// Loads a 64-byte table row.

@@ -9,7 +9,7 @@ pub(crate) mod avx2;
 pub(crate) mod avx512;
 mod varint;
 
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// 0 = unknown, 1 = slow (microcoded PEXT: AMD before Zen 3), 2 = fast.
 static PEXT_FAST: AtomicU8 = AtomicU8::new(0);
@@ -89,10 +89,21 @@ cpufeatures::new!(
     "avx512vbmi2"
 );
 
-/// Whether AVX-512 VBMI and VBMI2 (`vpcompressb`) are present (cached).
+/// Set by [`override_vbmi2`]: the AVX-512 varint kernels act as on a CPU without VBMI2.
+static VBMI2_OFF: AtomicBool = AtomicBool::new(false);
+
+/// Whether AVX-512 VBMI and VBMI2 (`vpcompressb`) are present (cached) and not switched off
+/// by [`override_vbmi2`].
 pub(crate) fn has_vbmi2() -> bool {
     cfg!(all(
         target_feature = "avx512vbmi",
         target_feature = "avx512vbmi2"
-    )) || cpuid_vbmi2::get()
+    )) || (cpuid_vbmi2::get() && !VBMI2_OFF.load(Ordering::Relaxed))
+}
+
+/// `true`: the AVX-512 varint kernels take the paths of a CPU without VBMI2 (Skylake-SP and
+/// Cascade Lake); `false`: they use it where present. Has no effect when VBMI2 is enabled at
+/// compile time.
+pub(crate) fn override_vbmi2(off: bool) {
+    VBMI2_OFF.store(off, Ordering::Relaxed);
 }
