@@ -2,10 +2,14 @@
 //! into per-byte bit masks ([`Block`]).
 //!
 //! Strategy: walk the stream in 64-byte blocks that start on a varint boundary. A block with
-//! no continuation bit is 64 one-byte deltas: SIMD prefix sums (the tier's `ones_*`). Other
-//! blocks walk their terminator mask (`t &= t - 1`, one cycle per varint), gather each value
-//! of up to 9 bytes with PEXT (or a shift/mask compression where PEXT is slow) and check it
-//! exactly as the scalar reference does. Anything unusual (a varint of 10 bytes or longer than
+//! no continuation bit is 64 one-byte deltas: SIMD prefix sums (the tier's `ones_*`). A block
+//! whose varints are all 1..=9 bytes (and canonical, where required) goes whole through the
+//! tier's `short_*` path when it has one (AVX2: `u32` prefix sums of shifted 7-bit groups for
+//! 1..=3-byte varints, else one varint per terminator with the checks folded into one flag;
+//! AVX-512 VBMI2: byte gathers); it returns `None` on any failed check and the block is
+//! decoded again exactly. Other blocks walk their terminator mask (`t &= t - 1`), gather each
+//! value of up to 9 bytes with PEXT (or a shift/mask compression where PEXT is slow) and check
+//! it exactly as the scalar reference does. Anything unusual (a varint of 10 bytes or longer than
 //! the format allows, a non-canonical zero byte, no terminator in a block) hands over to the
 //! scalar reference at the current varint boundary, so the values, error kinds and offsets
 //! are the reference's own. The last `BLOCK_READ` bytes always go to the scalar reference.
