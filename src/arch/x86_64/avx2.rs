@@ -1,7 +1,8 @@
-//! AVX2 + BMI1/2 + POPCNT kernels: 2x32-byte block masks for the varint loops, 8-value SSE prefix sums
-//! for runs of one-byte deltas, whole 64-byte blocks of 1..=3-byte unsigned deltas (per-byte group
-//! shifts from a table, `u32` prefix sums, terminator lanes packed with `vpermd`), and `vpshufb` +
-//! `vpsrlvd` bit unpacking (8 values per step).
+//! AVX2 + BMI1/2 + POPCNT kernels: 2x32-byte block masks for the varint loops, 8-value SSE
+//! prefix sums for runs of one-byte deltas, whole 64-byte blocks of varints (1..=3 bytes:
+//! per-byte group shifts from a table, `u32` prefix sums, terminator lanes packed with
+//! `vpermd`; up to 9 bytes: one varint per terminator, checks folded into one flag), and
+//! `vpshufb` + `vpsrlvd` bit unpacking (8 values per step).
 //!
 //! Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU (checked by
 //! [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
