@@ -74,44 +74,10 @@ impl<const PEXT: bool> Block for Avx2<PEXT> {
         max: u64,
         out: *mut u64,
     ) -> Option<u64> {
-        if !fits_short3(cont, last) || prev > u64::MAX - SHORT3_MARGIN as u64 {
-            let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-            // SAFETY: the caller's contract; AVX2 + BMI2 (and PEXT fast when `PEXT`): this
-            // type is only used after detecting them.
-            return unsafe { short9::<false, PEXT>(p, cont, last, count, prev, min, max, out) }
-                .map(|v| v as u64);
-        }
-        // Unsigned deltas: the block's values lie in `prev .. prev + margin`.
-        if prev >= min && prev + SHORT3_MARGIN as u64 <= max {
-            // SAFETY: the caller's contract (64 readable bytes at `p`, `count` writable slots
-            // at `out`, one per terminator up to `last`, AVX2); lengths and `prev` checked.
-            let last_value =
-                unsafe { short3::<false>(p, cont, last, count, prev as i64, out.cast()) };
-            return Some(last_value as u64);
-        }
-        // Near a bound: decode into scratch, so nothing reaches `out` when a value is out of
-        // bounds (the exact path then writes the values before it and stops there).
-        let mut values = [0u64; 64];
-        let count = count.min(values.len());
-        // SAFETY: as above, with `values` (64 slots) for `out`.
-        let final_value = unsafe {
-            short3::<false>(
-                p,
-                cont,
-                last,
-                count,
-                prev as i64,
-                values.as_mut_ptr().cast(),
-            )
-        } as u64;
-        let first = values[0];
-        // The values never decrease, so the first and the last bound them all.
-        if first < min || final_value > max {
-            return None;
-        }
-        // SAFETY: `count` slots are writable at `out` (caller) and initialised in `values`.
-        unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), out, count) };
-        Some(final_value)
+        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
+        // SAFETY: the caller's contract; AVX2, BMI1/2, POPCNT (and fast PEXT when `PEXT`):
+        // this type is only used after detecting them.
+        unsafe { short::<false, PEXT>(p, cont, last, count, prev, min, max, out) }.map(|v| v as u64)
     }
 
     #[inline(always)]
@@ -125,31 +91,8 @@ impl<const PEXT: bool> Block for Avx2<PEXT> {
         max: i64,
         out: *mut i64,
     ) -> Option<i64> {
-        if !fits_short3(cont, last)
-            || !(i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
-        {
-            // SAFETY: as in `short_u64`.
-            return unsafe { short9::<true, PEXT>(p, cont, last, count, prev, min, max, out) };
-        }
-        // ZigZag deltas: the block's values lie within `prev ± margin`.
-        if prev - SHORT3_MARGIN >= min && prev + SHORT3_MARGIN <= max {
-            // SAFETY: the caller's contract (64 readable bytes at `p`, `count` writable slots
-            // at `out`, one per terminator up to `last`, AVX2); lengths and `prev` checked.
-            return Some(unsafe { short3::<true>(p, cont, last, count, prev, out) });
-        }
-        // Near a bound: decode into scratch and check every value first (see `short_u64`).
-        let mut values = [0i64; 64];
-        let count = count.min(values.len());
-        // SAFETY: as above, with `values` (64 slots) for `out`.
-        let final_value =
-            unsafe { short3::<true>(p, cont, last, count, prev, values.as_mut_ptr()) };
-        let decoded = values.get(..count).unwrap_or_default();
-        if decoded.iter().any(|v| !(min..=max).contains(v)) {
-            return None;
-        }
-        // SAFETY: `count` slots are writable at `out` (caller) and initialised in `values`.
-        unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), out, count) };
-        Some(final_value)
+        // SAFETY: as in `short_u64`.
+        unsafe { short::<true, PEXT>(p, cont, last, count, prev, min, max, out) }
     }
 
     #[inline(always)]
@@ -164,6 +107,71 @@ impl<const PEXT: bool> Block for Avx2<PEXT> {
         // SAFETY: forwarded contract.
         unsafe { ones::<true>(p, groups, prev, min, max, out) }
     }
+}
+
+/// [`Block::short_u64`] (`SIGNED = false`, values and bounds as `i64` bit patterns) and
+/// [`Block::short_zigzag`]: [`short3`] for blocks of 1..=3-byte varints, [`short9`] for the
+/// others.
+///
+/// `#[inline(always)]` without target features of its own (like the [`Block`] methods): it
+/// must inline into the tier's loop, whose features its callees need.
+///
+/// # Safety
+/// The contract of [`Block::short_u64`]; AVX2, BMI1, BMI2 and POPCNT present (and fast PEXT
+/// when `PEXT`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short<const SIGNED: bool, const PEXT: bool>(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> Option<i64> {
+    let within = |v: i64| {
+        if SIGNED {
+            (min..=max).contains(&v)
+        } else {
+            (min.cast_unsigned()..=max.cast_unsigned()).contains(&v.cast_unsigned())
+        }
+    };
+    // Room for the block's values (ZigZag: within `prev ± margin`; unsigned: in `prev ..
+    // prev + margin`) without overflow.
+    let room = if SIGNED {
+        (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
+    } else {
+        prev.cast_unsigned() <= u64::MAX - SHORT3_MARGIN.cast_unsigned()
+    };
+    if !fits_short3(cont, last) || !room {
+        // SAFETY: the caller's contract and features.
+        return unsafe { short9::<SIGNED, PEXT>(p, cont, last, count, prev, min, max, out) };
+    }
+    let lowest = if SIGNED { prev - SHORT3_MARGIN } else { prev };
+    if within(lowest) && within(prev.wrapping_add(SHORT3_MARGIN)) {
+        // SAFETY: the caller's contract (64 readable bytes at `p`, `count` writable slots at
+        // `out`, one per terminator up to `last`, AVX2); lengths and `prev` checked above.
+        return Some(unsafe { short3::<SIGNED>(p, cont, last, count, prev, out) });
+    }
+    // Near a bound: decode into scratch and check every value first, so nothing reaches `out`
+    // when one is out of bounds (the exact path then writes the values before it and stops).
+    let mut values = [0i64; 64];
+    let count = count.min(values.len());
+    // SAFETY: as above, with `values` (64 slots) for `out`.
+    let final_value = unsafe { short3::<SIGNED>(p, cont, last, count, prev, values.as_mut_ptr()) };
+    if values
+        .get(..count)
+        .unwrap_or_default()
+        .iter()
+        .any(|&v| !within(v))
+    {
+        return None;
+    }
+    // SAFETY: `count` slots are writable at `out` (caller) and initialised in `values`.
+    unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), out, count) };
+    Some(final_value)
 }
 
 /// Shift (0, 7 or 14) of the 7-bit group of each of 8 bytes within its varint, indexed by the
