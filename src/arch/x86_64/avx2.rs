@@ -131,13 +131,7 @@ unsafe fn short<const SIGNED: bool, const PEXT: bool>(
     max: i64,
     out: *mut i64,
 ) -> Option<i64> {
-    let within = |v: i64| {
-        if SIGNED {
-            (min..=max).contains(&v)
-        } else {
-            (min.cast_unsigned()..=max.cast_unsigned()).contains(&v.cast_unsigned())
-        }
-    };
+    let within = |v: i64| !outside::<SIGNED>(v, min, max);
     // Room for the block's values (ZigZag: within `prev ± margin`; unsigned: in `prev ..
     // prev + margin`) without overflow.
     let room = if SIGNED {
@@ -373,23 +367,15 @@ unsafe fn short9<const SIGNED: bool, const PEXT: bool>(
         let end = ends.trailing_zeros() as usize;
         let len = end + 1 - start.min(end);
         // SAFETY: `start <= end < 64`, so the 9 bytes at `p + start` lie within the 128
-        // readable bytes (caller).
-        let (lo, ninth) = unsafe {
-            let q = p.add(start);
-            (u64::from_le(q.cast::<u64>().read_unaligned()), *q.add(8))
-        };
-        let ninth = if len > 8 { u64::from(ninth) } else { 0 };
-        let raw = varint::gather::<PEXT>(lo, len.min(8)) | (ninth << 56);
-        let (value, overflow, outside) = if SIGNED {
-            let delta = (raw >> 1).cast_signed() ^ (raw & 1).cast_signed().wrapping_neg();
-            let (v, o) = running.overflowing_add(delta);
-            (v, o, (v < min) | (v > max))
+        // readable bytes (caller); BMI2 (caller) when `PEXT`.
+        let raw = unsafe { varint::value9::<PEXT>(p.add(start), len) };
+        let (value, overflow) = if SIGNED {
+            running.overflowing_add(scalar::zigzag_decode(raw))
         } else {
             let (v, o) = running.cast_unsigned().overflowing_add(raw);
-            let outside = (v < min.cast_unsigned()) | (v > max.cast_unsigned());
-            (v.cast_signed(), o, outside)
+            (v.cast_signed(), o)
         };
-        bad |= overflow | outside;
+        bad |= overflow | outside::<SIGNED>(value, min, max);
         *slot = value;
         running = value;
         start = end + 1;
@@ -402,6 +388,18 @@ unsafe fn short9<const SIGNED: bool, const PEXT: bool>(
     // terminators, so `values[..count]` was written above.
     unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), out, count) };
     Some(running)
+}
+
+/// Whether `v` lies outside `[min, max]`, compared as `i64` (`SIGNED`) or as `u64` bit
+/// patterns; branch-free.
+#[inline(always)]
+fn outside<const SIGNED: bool>(v: i64, min: i64, max: i64) -> bool {
+    if SIGNED {
+        (v < min) | (v > max)
+    } else {
+        let (v, min, max) = (v.cast_unsigned(), min.cast_unsigned(), max.cast_unsigned());
+        (v < min) | (v > max)
+    }
 }
 
 /// Inclusive prefix sum of 8 `u32` / `i32` lanes.

@@ -199,7 +199,7 @@ unsafe fn pext(word: u64, mask: u64) -> u64 {
 
 /// The value bits of a varint of `len` (1..=8) bytes held in the low bytes of `word`.
 #[inline(always)]
-pub(super) fn gather<const PEXT: bool>(word: u64, len: usize) -> u64 {
+fn gather<const PEXT: bool>(word: u64, len: usize) -> u64 {
     // Keep the low `8 * len` bits (`len` is 1..=8, so the shift is 0..=56).
     let keep = u64::MAX >> (64 - 8 * len.clamp(1, 8));
     let bits = 0x7f7f_7f7f_7f7f_7f7f & keep;
@@ -216,6 +216,21 @@ pub(super) fn gather<const PEXT: bool>(word: u64, len: usize) -> u64 {
     }
 }
 
+/// The value of the varint of `len` (1..=9) bytes at `q`: an 8-byte load, gathered, plus the
+/// ninth byte for 9-byte varints.
+///
+/// # Safety
+/// 9 bytes at `q` are readable; BMI2 is present when `PEXT`.
+#[inline(always)]
+pub(super) unsafe fn value9<const PEXT: bool>(q: *const u8, len: usize) -> u64 {
+    // SAFETY: 9 readable bytes at `q` (caller).
+    let (lo, ninth) = unsafe { (q.cast::<u64>().read_unaligned(), *q.add(8)) };
+    // Branch-free on the length (mixed streams would mispredict): a ninth byte only counts for
+    // 9-byte varints.
+    let ninth = if len > 8 { u64::from(ninth) } else { 0 };
+    gather::<PEXT>(u64::from_le(lo), len.min(8)) | (ninth << 56)
+}
+
 /// Decodes the varint of `len` bytes (its terminator found by the mask) at `at`, or lets the
 /// scalar reference decide when it is longer than `fast_len`.
 ///
@@ -230,16 +245,8 @@ unsafe fn varint_at<const PEXT: bool>(
     format: VarintFormat,
 ) -> Result<u64> {
     if len <= fast_len {
-        // SAFETY: the caller guarantees `at + 16 <= bytes.len()`: both loads are in bounds.
-        let (lo, ninth) = unsafe {
-            let q = bytes.as_ptr().add(at);
-            (q.cast::<u64>().read_unaligned(), *q.add(8))
-        };
-        let lo = u64::from_le(lo);
-        // Branch-free on the length (mixed streams would mispredict): a ninth byte only
-        // counts for 9-byte varints.
-        let ninth = if len > 8 { u64::from(ninth) } else { 0 };
-        Ok(gather::<PEXT>(lo, len.min(8)) | (ninth << 56))
+        // SAFETY: the caller guarantees `at + 16 <= bytes.len()`: 9 bytes at `at` are readable.
+        Ok(unsafe { value9::<PEXT>(bytes.as_ptr().add(at), len) })
     } else {
         scalar::decode_uvarint(bytes.get(at..).unwrap_or_default(), format)
             .map(|(value, _)| value)
