@@ -4,8 +4,10 @@
 //! The core part knows the container only: magic `Obj\x01`, the metadata map (`avro.schema`,
 //! `avro.codec`, ...), the 16-byte sync marker, and the block list (object-count varint,
 //! size varint, data, sync) with every length checked. It does not decode records; that is
-//! [`build_from_manifest`]'s job, which uses the `apache-avro` crate for datums (codecs null,
-//! deflate, snappy with its CRC-32, zstandard).
+//! [`build_from_manifest`]'s job: it decompresses each block itself (codecs null, deflate,
+//! snappy with its CRC-32, zstandard; at most [`MAX_BLOCK_BYTES`] a block and
+//! [`MAX_DECODED_BYTES`] a file, so a small hostile file cannot claim gigabytes) and decodes
+//! the datums with the `apache-avro` crate.
 //!
 //! ```
 //! use lakecore::avro::Container;
@@ -259,6 +261,7 @@ impl core::iter::FusedIterator for AvroBlocks<'_> {}
 #[cfg(feature = "std")]
 pub use decode::{
     build_from_manifest, decode_entries, decode_manifest_list, ManifestEntry, ManifestFileMeta,
+    MAX_BLOCK_BYTES, MAX_DECODED_BYTES,
 };
 
 #[cfg(feature = "std")]
@@ -266,6 +269,7 @@ mod decode {
     use super::{AvroBlock, Container};
     use crate::error::{off, Error, ErrorKind, Result};
     use crate::sidecar::{BuildSettings, EntryCoverage, SidecarBuilder};
+    use alloc::borrow::Cow;
     use alloc::string::String;
     use alloc::vec::Vec;
     use apache_avro::types::Value;
@@ -448,15 +452,14 @@ mod decode {
             .map_err(|_| Error::new(ErrorKind::UnsupportedVersion, 4))?;
         let mut blocks = Vec::new();
         let mut entries = Vec::new();
+        let mut decoded = 0usize;
         for (index, block) in container.blocks().enumerate() {
             let block = block?;
-            if matches!(codec, Codec::Snappy) {
-                check_snappy_len(block.data, block.data_offset)?;
+            let data = decompress(codec, block.data, block.data_offset)?;
+            decoded = decoded.saturating_add(data.len());
+            if decoded > MAX_DECODED_BYTES {
+                return Err(Error::new(ErrorKind::LimitExceeded, block.data_offset));
             }
-            let mut data = block.data.to_vec();
-            codec
-                .decompress(&mut data)
-                .map_err(|_| Error::new(ErrorKind::InvalidValue, block.data_offset))?;
             // Every manifest entry takes at least one byte: refuse counts the data cannot
             // hold before looping over them (degenerate schemas would otherwise spin).
             if block.object_count > off(data.len()) {
@@ -476,21 +479,84 @@ mod decode {
         Ok((container, blocks, entries))
     }
 
-    /// Snappy (the raw format Avro uses) can expand its input at most about 21 times (a
-    /// 3-byte copy yields at most 64 bytes). `apache-avro` allocates the length a snappy
-    /// block claims before decompressing, so a few bytes claiming 4 GiB would reserve 4 GiB:
-    /// refuse claims beyond 32 times the block's size first ([`ErrorKind::InvalidLength`] at
-    /// the block's data). Blocks whose length varint does not decode are left to the codec.
-    fn check_snappy_len(data: &[u8], at: u64) -> Result<()> {
-        let Ok((claimed, _)) =
-            crate::codec::varint::decode_u64(data, crate::codec::varint::VarintFormat::U64_LENIENT)
-        else {
-            return Ok(());
-        };
-        if claimed > off(data.len()).saturating_mul(32) {
-            return Err(Error::new(ErrorKind::InvalidLength, at));
+    /// The largest decompressed Avro block [`decode_entries`] and [`decode_manifest_list`]
+    /// accept: 64 MiB ([`ErrorKind::LimitExceeded`] at the block's data beyond it). Writers
+    /// flush blocks far below this (Java's Avro at ~64 KB, fastavro at ~16 KB), but a few KB of
+    /// deflate or zstandard can claim gigabytes.
+    pub const MAX_BLOCK_BYTES: usize = 64 << 20;
+
+    /// The largest decompressed size of all blocks of one container together: 1 GiB
+    /// ([`ErrorKind::LimitExceeded`] at the data of the block that crosses it).
+    pub const MAX_DECODED_BYTES: usize = 1 << 30;
+
+    /// The block `data` decompressed with `codec`, stopping at [`MAX_BLOCK_BYTES`]. Errors
+    /// point at `at`, the block's data: [`ErrorKind::LimitExceeded`] past the limit,
+    /// [`ErrorKind::InvalidLength`] for a snappy length claim snappy cannot reach,
+    /// [`ErrorKind::ChecksumMismatch`] for snappy's CRC-32, [`ErrorKind::InvalidValue`] for a
+    /// stream the codec rejects, [`ErrorKind::UnsupportedVersion`] for other codecs.
+    fn decompress(codec: Codec, data: &[u8], at: u64) -> Result<Cow<'_, [u8]>> {
+        let limit = Error::new(ErrorKind::LimitExceeded, at);
+        let invalid = Error::new(ErrorKind::InvalidValue, at);
+        match codec {
+            Codec::Null => Ok(Cow::Borrowed(data)),
+            // Raw deflate (no zlib header), as Avro writes it.
+            Codec::Deflate(_) => {
+                miniz_oxide::inflate::decompress_to_vec_with_limit(data, MAX_BLOCK_BYTES)
+                    .map(Cow::Owned)
+                    .map_err(|e| match e.status {
+                        miniz_oxide::inflate::TINFLStatus::HasMoreOutput => limit,
+                        _ => invalid,
+                    })
+            }
+            // Raw snappy, then the big-endian CRC-32 of the decompressed bytes.
+            Codec::Snappy => {
+                let (packed, crc) = data
+                    .split_last_chunk::<4>()
+                    .ok_or(Error::new(ErrorKind::Truncated, at + off(data.len())))?;
+                let len = snap::raw::decompress_len(packed).map_err(|_| invalid)?;
+                // Snappy expands its input at most about 21 times (a 3-byte copy yields at
+                // most 64 bytes): refuse larger claims before reserving their size.
+                if len > packed.len().saturating_mul(32) {
+                    return Err(Error::new(ErrorKind::InvalidLength, at));
+                }
+                if len > MAX_BLOCK_BYTES {
+                    return Err(limit);
+                }
+                let mut out = alloc::vec![0u8; len];
+                let n = snap::raw::Decoder::new()
+                    .decompress(packed, &mut out)
+                    .map_err(|_| invalid)?;
+                if n != len {
+                    return Err(invalid);
+                }
+                if crc32fast::hash(&out) != u32::from_be_bytes(*crc) {
+                    return Err(Error::new(
+                        ErrorKind::ChecksumMismatch,
+                        at + off(packed.len()),
+                    ));
+                }
+                Ok(Cow::Owned(out))
+            }
+            Codec::Zstandard(_) => {
+                use std::io::Read;
+                let decoder =
+                    zstd::stream::read::Decoder::with_buffer(data).map_err(|_| invalid)?;
+                let mut out = Vec::new();
+                // One byte past the limit tells a stream that reaches it from one that passes it.
+                decoder
+                    .take(MAX_BLOCK_BYTES as u64 + 1)
+                    .read_to_end(&mut out)
+                    .map_err(|_| invalid)?;
+                if out.len() > MAX_BLOCK_BYTES {
+                    return Err(limit);
+                }
+                Ok(Cow::Owned(out))
+            }
+            // Codecs behind `apache-avro` features this crate does not enable (bzip2, xz),
+            // which another crate in the build may turn on.
+            #[allow(unreachable_patterns)]
+            _ => Err(Error::new(ErrorKind::UnsupportedVersion, 4)),
         }
-        Ok(())
     }
 
     /// Builds the sidecar of the completed manifest `bytes` (`None` when `settings.write` is

@@ -750,3 +750,112 @@ fn build_from_manifest_refuses_a_snappy_block_claiming_1_gib() {
         Error::new(ErrorKind::InvalidLength, block_at + 2)
     );
 }
+
+/// A raw deflate stream (fixed Huffman codes, as RFC 1951 section 3.2.6 defines them) of one
+/// zero literal followed by `copies` matches of length 258 at distance 1: `1 + 258 * copies`
+/// zero bytes from ~`copies * 13 / 8` bytes.
+fn deflate_zeros(copies: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let (mut acc, mut n) = (0u64, 0u32);
+    let mut put = |bits: u64, count: u32, out: &mut Vec<u8>| {
+        acc |= bits << n;
+        n += count;
+        while n >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            n -= 8;
+        }
+    };
+    // Huffman codes go most significant bit first: reverse them into the LSB-first stream.
+    let code = |c: u64, len: u32| c.reverse_bits() >> (64 - len);
+    put(0b1, 1, &mut out); // BFINAL
+    put(0b01, 2, &mut out); // BTYPE = fixed Huffman
+    put(code(0b0011_0000, 8), 8, &mut out); // literal 0
+    for _ in 0..copies {
+        put(code(0b1100_0101, 8), 8, &mut out); // length code 285 = 258
+        put(code(0, 5), 5, &mut out); // distance code 0 = 1
+    }
+    put(code(0, 7), 7, &mut out); // end of block (256)
+    put(0, 7, &mut out); // flush
+    out
+}
+
+#[test]
+fn deflate_zeros_is_a_valid_stream() {
+    // The oracle for the generator: the codec inflates it to the promised zeros.
+    let z = deflate_zeros(1000);
+    let plain = miniz_oxide::inflate::decompress_to_vec(&z).unwrap();
+    assert_eq!(plain.len(), 1 + 258 * 1000);
+    assert!(plain.iter().all(|&b| b == 0));
+}
+
+#[test]
+fn build_from_manifest_stops_a_deflate_bomb_at_the_block_limit() {
+    use lakecore::avro::MAX_BLOCK_BYTES;
+    let settings = BuildSettings::default();
+    // 420 KB inflating to 1 + 258 * 263,000 = 67.9 MB of zero bytes, each a valid record
+    // `{_BUCKET: 0}` of the test schema: only the size limit can refuse it.
+    let copies = 263_000;
+    assert!(1 + 258 * copies > MAX_BLOCK_BYTES);
+    let data = deflate_zeros(copies);
+    let (bad, block_at) = avro_manifest_with(b"deflate", (1 + 258 * copies) as u64, &data);
+    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&bad, settings));
+    // Count 67,854,001 and size 420,xxx take 4 + 3 bytes of varints before the data.
+    let data_at = block_at + 4 + 3;
+    assert_eq!(
+        r.unwrap_err(),
+        Error::new(ErrorKind::LimitExceeded, data_at)
+    );
+    // Decompression stopped at the limit: nothing much larger than it was held.
+    assert!(a.largest <= 2 * MAX_BLOCK_BYTES as u64, "{a:?}");
+    // Below the limit the same construction builds (one record per zero byte).
+    let copies = 2_000;
+    let data = deflate_zeros(copies);
+    let (ok, _) = avro_manifest_with(b"deflate", (1 + 258 * copies) as u64, &data);
+    let built = lakecore::avro::build_from_manifest(&ok, settings).unwrap();
+    assert!(built.is_some());
+}
+
+#[test]
+fn build_from_manifest_stops_a_zstandard_bomb_at_the_block_limit() {
+    use lakecore::avro::MAX_BLOCK_BYTES;
+    let zeros = vec![0u8; MAX_BLOCK_BYTES + 1];
+    let data = zstd::bulk::compress(&zeros, 1).unwrap();
+    assert!(data.len() < 64 * 1024, "{}", data.len());
+    let (bad, block_at) = avro_manifest_with(b"zstandard", zeros.len() as u64, &data);
+    drop(zeros);
+    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&bad, BuildSettings::default()));
+    // Count 2^26 + 1 (4 bytes) and a size below 2^12 (2 bytes) before the data.
+    assert!(data.len() < 1 << 12);
+    assert_eq!(
+        r.unwrap_err(),
+        Error::new(ErrorKind::LimitExceeded, block_at + 4 + 2)
+    );
+    assert!(a.largest <= 2 * MAX_BLOCK_BYTES as u64 + 1024, "{a:?}");
+}
+
+#[test]
+fn snappy_blocks_shorter_than_their_crc_or_with_a_wrong_crc_are_refused() {
+    let settings = BuildSettings::default();
+    // Three bytes cannot hold the 4-byte CRC Avro appends: truncated at the data's end.
+    let (bad, block_at) = avro_manifest_with(b"snappy", 1, &[0x01, 0x00, 0x00]);
+    assert_eq!(
+        lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
+        Error::new(ErrorKind::Truncated, block_at + 2 + 3)
+    );
+    // One record `{_BUCKET: 3}` (zigzag 6) in raw snappy: length 1, literal tag, the byte;
+    // then its CRC-32, big-endian. The oracle: it builds; with the CRC changed it is refused
+    // at the CRC.
+    let mut data = vec![0x01, 0x00, 0x06];
+    data.extend_from_slice(&crc32(&[0x06]).to_be_bytes());
+    let (ok, _) = avro_manifest_with(b"snappy", 1, &data);
+    assert!(lakecore::avro::build_from_manifest(&ok, settings)
+        .unwrap()
+        .is_some());
+    *data.last_mut().unwrap() ^= 1;
+    let (bad, block_at) = avro_manifest_with(b"snappy", 1, &data);
+    assert_eq!(
+        lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
+        Error::new(ErrorKind::ChecksumMismatch, block_at + 2 + 3)
+    );
+}

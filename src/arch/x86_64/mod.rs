@@ -104,6 +104,7 @@ pub(crate) fn has_vbmi2() -> bool {
 /// `true`: the AVX-512 varint kernels take the paths of a CPU without VBMI2 (Skylake-SP and
 /// Cascade Lake); `false`: they use it where present. Has no effect when VBMI2 is enabled at
 /// compile time.
+#[cfg(feature = "expose-kernels")]
 pub(crate) fn override_vbmi2(off: bool) {
     VBMI2_OFF.store(off, Ordering::Relaxed);
 }
