@@ -539,8 +539,13 @@ mod decode {
             }
             Codec::Zstandard(_) => {
                 use std::io::Read;
-                let decoder =
+                let mut decoder =
                     zstd::stream::read::Decoder::with_buffer(data).map_err(|_| invalid)?;
+                // A frame may declare a window of up to 2^27 bytes by default, which the
+                // decoder allocates; no window larger than the output limit is needed.
+                decoder
+                    .window_log_max(MAX_BLOCK_BYTES.ilog2())
+                    .map_err(|_| invalid)?;
                 let mut out = Vec::new();
                 // One byte past the limit tells a stream that reaches it from one that passes it.
                 decoder

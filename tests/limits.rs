@@ -859,3 +859,23 @@ fn snappy_blocks_shorter_than_their_crc_or_with_a_wrong_crc_are_refused() {
         Error::new(ErrorKind::ChecksumMismatch, block_at + 2 + 3)
     );
 }
+
+#[test]
+fn zstandard_frames_declaring_a_window_above_the_block_limit_are_refused() {
+    // A zstandard frame (RFC 8878): magic, descriptor 0 (no content size, not single
+    // segment), window descriptor `exponent << 3` (window 2^(10 + exponent)), then one last
+    // raw block of one byte: the record `{_BUCKET: 0}`.
+    let frame = |exponent: u8| vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, exponent << 3, 0x09, 0, 0, 0];
+    let settings = BuildSettings::default();
+    // 2^26 = MAX_BLOCK_BYTES: accepted (the oracle that the frame is well formed).
+    let (ok, _) = avro_manifest_with(b"zstandard", 1, &frame(16));
+    assert!(lakecore::avro::build_from_manifest(&ok, settings)
+        .unwrap()
+        .is_some());
+    // 2^27 would make the decoder allocate a 128 MiB window for one byte of output.
+    let (bad, block_at) = avro_manifest_with(b"zstandard", 1, &frame(17));
+    assert_eq!(
+        lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
+        Error::new(ErrorKind::InvalidValue, block_at + 2)
+    );
+}
