@@ -309,6 +309,14 @@ fn avro_manifest(object_count: u64, data: &[u8]) -> (Vec<u8>, u64) {
 
 /// [`avro_manifest`] with the codec named `codec`.
 fn avro_manifest_with(codec: &[u8], object_count: u64, data: &[u8]) -> (Vec<u8>, u64) {
+    let schema = br#"{"type":"record","name":"entry","fields":[{"name":"_BUCKET","type":"int"}]}"#;
+    let (f, starts) = avro_file(codec, schema, &[(object_count, data)]);
+    (f, starts[0])
+}
+
+/// An Avro object container with `schema`, `codec` and one block per `(object count, data)`,
+/// and the offset of each block.
+fn avro_file(codec: &[u8], schema: &[u8], blocks: &[(u64, &[u8])]) -> (Vec<u8>, Vec<u64>) {
     fn long(v: i64, out: &mut Vec<u8>) {
         uvarint(((v << 1) ^ (v >> 63)) as u64, out);
     }
@@ -316,7 +324,6 @@ fn avro_manifest_with(codec: &[u8], object_count: u64, data: &[u8]) -> (Vec<u8>,
         long(b.len() as i64, out);
         out.extend_from_slice(b);
     }
-    let schema = br#"{"type":"record","name":"entry","fields":[{"name":"_BUCKET","type":"int"}]}"#;
     let mut f = b"Obj\x01".to_vec();
     long(2, &mut f);
     bytes(b"avro.schema", &mut f);
@@ -325,11 +332,14 @@ fn avro_manifest_with(codec: &[u8], object_count: u64, data: &[u8]) -> (Vec<u8>,
     bytes(codec, &mut f);
     long(0, &mut f);
     f.extend_from_slice(&[0x77; 16]);
-    let block_at = f.len() as u64;
-    long(object_count as i64, &mut f);
-    bytes(data, &mut f);
-    f.extend_from_slice(&[0x77; 16]);
-    (f, block_at)
+    let mut starts = Vec::new();
+    for &(object_count, data) in blocks {
+        starts.push(f.len() as u64);
+        long(object_count as i64, &mut f);
+        bytes(data, &mut f);
+        f.extend_from_slice(&[0x77; 16]);
+    }
+    (f, starts)
 }
 
 #[test]
@@ -877,5 +887,32 @@ fn zstandard_frames_declaring_a_window_above_the_block_limit_are_refused() {
     assert_eq!(
         lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
         Error::new(ErrorKind::InvalidValue, block_at + 2)
+    );
+}
+
+#[test]
+fn build_from_manifest_stops_at_the_file_limit_of_decompressed_bytes() {
+    use lakecore::avro::{MAX_BLOCK_BYTES, MAX_DECODED_BYTES};
+    // Each block: one record `{_BUCKET: 0, pad: <63 MiB of zeros>}`, zstandard-compressed
+    // to a few KB. 16 such blocks stay below the 1 GiB file limit, the 17th crosses it.
+    let schema = br#"{"type":"record","name":"entry","fields":[{"name":"_BUCKET","type":"int"},{"name":"pad","type":"bytes"}]}"#;
+    let pad = 63usize << 20;
+    let mut record = vec![0x00];
+    uvarint((pad as u64) << 1, &mut record);
+    record.resize(record.len() + pad, 0);
+    assert!(record.len() <= MAX_BLOCK_BYTES);
+    assert!(16 * record.len() <= MAX_DECODED_BYTES && 17 * record.len() > MAX_DECODED_BYTES);
+    let block = zstd::bulk::compress(&record, 1).unwrap();
+    drop(record);
+    let settings = BuildSettings::default();
+    let (ok, _) = avro_file(b"zstandard", schema, &[(1, &block[..]); 16]);
+    let built = lakecore::avro::build_from_manifest(&ok, settings).unwrap();
+    assert!(built.is_some());
+    let (bad, starts) = avro_file(b"zstandard", schema, &[(1, &block[..]); 17]);
+    // The 17th block's data follows its count (1 byte) and size (2 bytes) varints.
+    assert!(block.len() >= 64 && block.len() < 8192, "{}", block.len());
+    assert_eq!(
+        lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
+        Error::new(ErrorKind::LimitExceeded, starts[16] + 1 + 2)
     );
 }
