@@ -991,10 +991,126 @@ impl<'a> BlockWalker<'a> {
     fn validate_all(&mut self, layout: Layout, walked: &mut impl FnMut(usize)) -> Result<()> {
         while self.left > 0 {
             self.f.layout = layout;
-            self.next_block(true)?;
+            if !(layout == Layout::Fixed && self.fixed_block_fast()) {
+                self.next_block(true)?;
+            }
             walked(self.f.cur.index());
         }
         Ok(())
+    }
+
+    /// Fixed layout: checks and consumes the next block with plain loads and no error
+    /// plumbing when every check of [`next_block`](Self::next_block)`(true)` passes; returns
+    /// `false`, consuming nothing, otherwise, and that path then reports the exact error. It
+    /// accepts exactly what `next_block(true)` accepts (the sidecar tests run both: every
+    /// valid block goes through here, every flipped or truncated one falls back).
+    #[inline(always)]
+    fn fixed_block_fast(&mut self) -> bool {
+        let rest = self.f.cur.rest();
+        let Some((head, mut tail)) = rest.split_first_chunk::<24>() else {
+            return false;
+        };
+        let (words, _) = head.as_chunks::<8>();
+        let &[offset, length, record_count] = words else {
+            return false;
+        };
+        let (offset, length, record_count) = (
+            u64::from_be_bytes(offset),
+            u64::from_be_bytes(length),
+            u64::from_be_bytes(record_count),
+        );
+        // Every `long` non-negative; `offset` is `next_offset` (itself <= MAX_LONG).
+        let room = self.entry_limit.saturating_sub(self.next_first_record);
+        // Both <= MAX_LONG: the sum cannot wrap.
+        let end = offset.wrapping_add(length);
+        if offset != self.next_offset
+            || length == 0
+            || length > MAX_LONG
+            || end > MAX_LONG
+            || record_count == 0
+            || record_count > room
+            || record_count > MAX_LONG
+        {
+            return false;
+        }
+        // The three frames: encoding byte, then (encoding != 0) `int` length and payload.
+        let mut payloads: [(u8, &[u8]); 3] = [(0, &[]); 3];
+        for slot in &mut payloads {
+            let Some((&encoding, after)) = tail.split_first() else {
+                return false;
+            };
+            tail = after;
+            if encoding == ENCODING_UNAVAILABLE {
+                *slot = (encoding, &[]);
+                continue;
+            }
+            let Some((len, after)) = tail.split_first_chunk::<4>() else {
+                return false;
+            };
+            let Ok(len) = usize::try_from(i32::from_be_bytes(*len)) else {
+                return false;
+            };
+            let Some((payload, after)) = after.split_at_checked(len) else {
+                return false;
+            };
+            *slot = (encoding, payload);
+            tail = after;
+        }
+        let [(pe, partitions), (re, rows), (be, buckets)] = payloads;
+        // `count int` (> 0, <= max, <= the bytes after it) leading a delta stream.
+        let lead = |payload: &[u8], max: u64| -> bool {
+            let Some((n, stream)) = payload.split_first_chunk::<4>() else {
+                return false;
+            };
+            let Ok(n) = u64::try_from(i32::from_be_bytes(*n)) else {
+                return false;
+            };
+            n != 0 && n <= max && n <= off(stream.len())
+        };
+        let max_ids = record_count.min(u64::from(self.partition_count));
+        if pe == ENCODING_V1 && !lead(partitions, max_ids) {
+            return false;
+        }
+        if be == ENCODING_V1 && !lead(buckets, record_count) {
+            return false;
+        }
+        if re == ENCODING_V1 {
+            // count int (1..=record_count) | min long | span long | 2(count - 1) deltas.
+            let Some((prefix, deltas)) = rows.split_first_chunk::<20>() else {
+                return false;
+            };
+            let (n, envelope) = prefix.split_at(4);
+            let (min, span) = envelope.split_at(8);
+            let (Ok(n), Ok(min), Ok(span)) = (
+                <[u8; 4]>::try_from(n).map(i32::from_be_bytes),
+                <[u8; 8]>::try_from(min).map(u64::from_be_bytes),
+                <[u8; 8]>::try_from(span).map(u64::from_be_bytes),
+            ) else {
+                return false;
+            };
+            let Ok(n) = u64::try_from(n) else {
+                return false;
+            };
+            let interior = n.wrapping_sub(1).wrapping_mul(2);
+            if n == 0
+                || n > record_count
+                || min > MAX_LONG
+                || span > MAX_LONG
+                || min + span > MAX_LONG
+                || interior > off(deltas.len())
+                || (interior == 0 && !deltas.is_empty())
+            {
+                return false;
+            }
+        }
+        if self.f.cur.skip(rest.len() - tail.len()).is_err() {
+            return false;
+        }
+        self.left -= 1;
+        self.next_id = self.next_id.saturating_add(1);
+        self.next_offset = end;
+        self.next_first_record = self.next_first_record.saturating_add(record_count);
+        true
     }
 
     #[inline(always)]
@@ -1120,5 +1236,156 @@ mod tests {
                 assert_eq!(fast.cur.index(), slow.index());
             }
         }
+    }
+
+    /// A fixed-layout block written field by field into a stack buffer.
+    struct RawBlock {
+        buf: [u8; 192],
+        len: usize,
+    }
+
+    impl RawBlock {
+        fn put(&mut self, bytes: &[u8]) {
+            let room = self.buf.len() - self.len;
+            let n = bytes.len().min(room);
+            self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+            self.len += n;
+        }
+    }
+
+    /// `fixed_block_fast` accepts exactly the blocks `next_block(true)` accepts, and leaves
+    /// the walker in the same state; it consumes nothing when it declines. Blocks are drawn
+    /// around every bound the checks have (offsets, lengths, counts, envelopes, frame
+    /// lengths, truncation).
+    #[test]
+    fn fixed_block_fast_path_accepts_exactly_what_next_block_accepts() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut accepted, mut declined) = (0u32, 0u32);
+        for _ in 0..300_000 {
+            // Half the blocks favour each field's first option (a valid value), so that both
+            // outcomes are common.
+            let favour = next() % 2 == 0;
+            let mut pick = |options: &[u64]| {
+                let r = next();
+                if favour && r % 8 != 0 {
+                    options[0]
+                } else {
+                    options[(r >> 3) as usize % options.len()]
+                }
+            };
+            let next_offset = pick(&[0, 100, MAX_LONG - 60, MAX_LONG]);
+            let first_record = pick(&[0, 2, 5]);
+            let entry_limit = pick(&[5, 100, MAX_LONG, u64::MAX]);
+            let partition_count = pick(&[4, 0, 1, 1000]) as u32;
+            let room = entry_limit.saturating_sub(first_record);
+            let offset = pick(&[
+                next_offset,
+                next_offset,
+                next_offset,
+                next_offset + 1,
+                1 << 63,
+            ]);
+            let length = pick(&[
+                1,
+                50,
+                0,
+                MAX_LONG - next_offset,
+                MAX_LONG - next_offset + 1,
+                1 << 63,
+                u64::MAX,
+            ]);
+            let records = pick(&[1, 3, room, room.wrapping_add(1), 0, 1 << 63]);
+            let mut b = RawBlock {
+                buf: [0; 192],
+                len: 0,
+            };
+            b.put(&offset.to_be_bytes());
+            b.put(&length.to_be_bytes());
+            b.put(&records.to_be_bytes());
+            for dim in 0..3 {
+                let encoding = pick(&[1, 0, 2]) as u8;
+                b.put(&[encoding]);
+                if encoding == 0 {
+                    continue;
+                }
+                let mut payload = RawBlock {
+                    buf: [0; 192],
+                    len: 0,
+                };
+                let rc = records.min(1000);
+                let count = pick(&[1, 2, 3, rc, rc + 1, 0, u32::MAX as u64, 1 << 31]) as u32;
+                payload.put(&count.to_be_bytes());
+                let deltas = if dim == 1 {
+                    let min = pick(&[0, 5, MAX_LONG, 1 << 63]);
+                    let edge = MAX_LONG - min.min(MAX_LONG);
+                    let span = pick(&[0, 10, MAX_LONG, edge, edge + 1, 1 << 63]);
+                    payload.put(&min.to_be_bytes());
+                    payload.put(&span.to_be_bytes());
+                    let interior = u64::from(count).saturating_sub(1).saturating_mul(2);
+                    pick(&[interior, interior + 1, interior.saturating_sub(1), 0, 1])
+                } else {
+                    pick(&[u64::from(count), u64::from(count) + 2, 0, 1])
+                };
+                payload.put(&[1u8; 64][..deltas.min(64) as usize]);
+                let frame_len = pick(&[
+                    payload.len as u64,
+                    payload.len as u64,
+                    payload.len as u64 + 1,
+                    payload.len as u64 - 1,
+                    u32::MAX as u64,
+                ]) as u32;
+                b.put(&frame_len.to_be_bytes());
+                b.put(&payload.buf[..payload.len]);
+            }
+            let end = if next() % 4 == 0 {
+                (next() % (b.len as u64 + 1)) as usize
+            } else {
+                b.len
+            };
+            let walker = BlockWalker {
+                f: Fields {
+                    cur: Cursor::new(&b.buf[..end]),
+                    layout: Layout::Fixed,
+                },
+                left: 1,
+                next_id: 7,
+                next_first_record: first_record,
+                next_offset,
+                entry_limit,
+                partition_count,
+            };
+            let mut fast = walker.clone();
+            let mut slow = walker.clone();
+            let took = fast.fixed_block_fast();
+            let exact = slow.next_block(true);
+            assert_eq!(took, exact.is_ok(), "{:02x?}: {exact:?}", &b.buf[..end]);
+            let state = |w: &BlockWalker<'_>| {
+                (
+                    w.f.cur.index(),
+                    w.left,
+                    w.next_id,
+                    w.next_offset,
+                    w.next_first_record,
+                )
+            };
+            if took {
+                accepted += 1;
+                assert_eq!(state(&fast), state(&slow));
+            } else {
+                declined += 1;
+                assert_eq!(state(&fast), state(&walker));
+            }
+        }
+        // The draw reaches both sides often.
+        assert!(
+            accepted > 10_000 && declined > 10_000,
+            "{accepted} / {declined}"
+        );
     }
 }
