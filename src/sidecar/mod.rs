@@ -1196,17 +1196,21 @@ impl core::iter::FusedIterator for Blocks<'_> {}
 mod tests {
     use super::*;
 
-    /// The branch-free short-varint path agrees with the checked decoder on every input
-    /// shape: value, bytes consumed, and errors (which it leaves to the checked path).
-    #[test]
-    fn short_varint_fast_path_matches_the_checked_decoder() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
+    /// A xorshift64 generator from `state` (non-zero).
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    /// The branch-free short-varint path agrees with the checked decoder on every input
+    /// shape: value, bytes consumed, and errors (which it leaves to the checked path).
+    #[test]
+    fn short_varint_fast_path_matches_the_checked_decoder() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..200_000 {
             let mut buf = [0u8; 12];
             let r = next();
@@ -1218,7 +1222,7 @@ mod tests {
                 } else {
                     x & 0x7f
                 };
-                if r % 7 == 0 && (i as u64) == r % 10 {
+                if r.is_multiple_of(7) && (i as u64) == r % 10 {
                     *b = 0; // a non-canonical ending now and then
                 }
             }
@@ -1259,21 +1263,15 @@ mod tests {
     /// lengths, truncation).
     #[test]
     fn fixed_block_fast_path_accepts_exactly_what_next_block_accepts() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let (mut accepted, mut declined) = (0u32, 0u32);
         for _ in 0..300_000 {
             // Half the blocks favour each field's first option (a valid value), so that both
             // outcomes are common.
-            let favour = next() % 2 == 0;
+            let favour = next().is_multiple_of(2);
             let mut pick = |options: &[u64]| {
                 let r = next();
-                if favour && r % 8 != 0 {
+                if favour && !r.is_multiple_of(8) {
                     options[0]
                 } else {
                     options[(r >> 3) as usize % options.len()]
@@ -1343,7 +1341,7 @@ mod tests {
                 b.put(&frame_len.to_be_bytes());
                 b.put(&payload.buf[..payload.len]);
             }
-            let end = if next() % 4 == 0 {
+            let end = if next().is_multiple_of(4) {
                 (next() % (b.len as u64 + 1)) as usize
             } else {
                 b.len
