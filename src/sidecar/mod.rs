@@ -1106,11 +1106,17 @@ impl<'a> BlockWalker<'a> {
         if self.f.cur.skip(rest.len() - tail.len()).is_err() {
             return false;
         }
+        self.advance(end, record_count);
+        true
+    }
+
+    /// Counts a consumed block ending at manifest offset `end` with `record_count` entries.
+    #[inline(always)]
+    fn advance(&mut self, end: u64, record_count: u64) {
         self.left -= 1;
         self.next_id = self.next_id.saturating_add(1);
         self.next_offset = end;
         self.next_first_record = self.next_first_record.saturating_add(record_count);
-        true
     }
 
     #[inline(always)]
@@ -1152,10 +1158,7 @@ impl<'a> BlockWalker<'a> {
             block.try_row_ids()?;
             block.try_buckets()?;
         }
-        self.left -= 1;
-        self.next_id = self.next_id.saturating_add(1);
-        self.next_offset = end;
-        self.next_first_record = self.next_first_record.saturating_add(record_count);
+        self.advance(end, record_count);
         Ok(block)
     }
 }
