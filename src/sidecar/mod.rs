@@ -162,28 +162,8 @@ impl<'a> Fields<'a> {
     /// non-canonical, near the end) to the checked decoder, which also reports errors.
     #[inline(always)]
     fn short_varint(&mut self) -> Option<u64> {
-        let word = u64::from_le_bytes(*self.cur.rest().first_chunk::<8>()?);
-        let stops = !word & 0x8080_8080_8080_8080;
-        if stops == 0 {
-            return None;
-        }
-        let t = stops.trailing_zeros(); // the stop byte's high bit: 7, 15, ..., 63
-        let len = t / 8 + 1;
-        let x = if t >= 63 {
-            word
-        } else {
-            word & ((1u64 << (t + 1)) - 1)
-        };
-        if len > 1 && (x >> (8 * (len - 1))) & 0x7f == 0 {
-            return None; // non-canonical: let the checked path report it
-        }
-        // Drop the continuation bits, then close the gaps in three rounds: 7-bit groups
-        // into 14-bit pairs, pairs into 28-bit quads, quads into the 56-bit value.
-        let x = x & 0x7f7f_7f7f_7f7f_7f7f;
-        let x = (x & 0x007f_007f_007f_007f) | ((x >> 1) & 0x3f80_3f80_3f80_3f80);
-        let x = (x & 0x0000_3fff_0000_3fff) | ((x >> 2) & 0x0fff_c000_0fff_c000);
-        let v = (x & 0x0000_0000_0fff_ffff) | ((x >> 4) & 0x00ff_ffff_f000_0000);
-        self.cur.skip(usize::try_from(len).ok()?).ok()?;
+        let (v, len) = short_varint_at(self.cur.rest())?;
+        self.cur.skip(len).ok()?;
         Some(v)
     }
 
@@ -196,6 +176,57 @@ impl<'a> Fields<'a> {
         }
         None
     }
+}
+
+/// The canonical varint of 1..=8 bytes at the start of `bytes` and its length, decoded from
+/// one 8-byte load without a branch per byte; `None` when fewer than 8 bytes are readable or
+/// the varint is longer or not in shortest form (the checked decoder handles those cases).
+#[inline(always)]
+fn short_varint_at(bytes: &[u8]) -> Option<(u64, usize)> {
+    let word = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
+    let stops = !word & 0x8080_8080_8080_8080;
+    if stops == 0 {
+        return None;
+    }
+    let t = stops.trailing_zeros(); // the stop byte's high bit: 7, 15, ..., 63
+    let len = t / 8 + 1;
+    let x = if t >= 63 {
+        word
+    } else {
+        word & ((1u64 << (t + 1)) - 1)
+    };
+    if len > 1 && (x >> (8 * (len - 1))) & 0x7f == 0 {
+        return None; // non-canonical: let the checked path report it
+    }
+    // Drop the continuation bits, then close the gaps in three rounds: 7-bit groups
+    // into 14-bit pairs, pairs into 28-bit quads, quads into the 56-bit value.
+    let x = x & 0x7f7f_7f7f_7f7f_7f7f;
+    let x = (x & 0x007f_007f_007f_007f) | ((x >> 1) & 0x3f80_3f80_3f80_3f80);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x >> 2) & 0x0fff_c000_0fff_c000);
+    let v = (x & 0x0000_0000_0fff_ffff) | ((x >> 4) & 0x00ff_ffff_f000_0000);
+    Some((v, usize::try_from(len).ok()?))
+}
+
+/// The short varint ([`short_varint_at`]) at `bytes[p..]` when it ends by `limit`: its value
+/// and the position after it.
+#[inline(always)]
+fn varint_within(bytes: &[u8], p: usize, limit: usize) -> Option<(u64, usize)> {
+    let rest = bytes.get(p..)?;
+    // One-byte varints (most counts and lengths) skip the 8-byte decode.
+    let (v, len) = match rest.first() {
+        Some(&b) if b < 0x80 => (u64::from(b), 1),
+        _ => short_varint_at(rest)?,
+    };
+    let q = p + len;
+    (q <= limit).then_some((v, q))
+}
+
+/// A compact payload's `count` varint at `bytes[start..end]` (`1..=max`, `<= i32::MAX`, at
+/// most one byte a value left after it): the count and the position after it.
+#[inline(always)]
+fn lead_within(bytes: &[u8], start: usize, end: usize, max: u64) -> Option<(u64, usize)> {
+    let (n, q) = varint_within(bytes, start, end)?;
+    (n != 0 && n <= max && n <= MAX_INT && n <= off(end - q)).then_some((n, q))
 }
 
 /// Checks the framing of one `_PARTITION` tuple (arity prefix + BinaryRow) at `at`.
@@ -991,7 +1022,20 @@ impl<'a> BlockWalker<'a> {
     fn validate_all(&mut self, layout: Layout, walked: &mut impl FnMut(usize)) -> Result<()> {
         while self.left > 0 {
             self.f.layout = layout;
-            if !(layout == Layout::Fixed && self.fixed_block_fast()) {
+            #[cfg(debug_assertions)]
+            let before = self.clone();
+            let fast = match layout {
+                Layout::Fixed => self.fixed_block_fast(),
+                Layout::Compact => self.compact_block_fast(),
+            };
+            // Debug builds (every test run) cross-check the fast paths against the checked
+            // one on every block they accept.
+            #[cfg(debug_assertions)]
+            if fast {
+                let mut slow = before;
+                debug_assert!(slow.next_block(true).is_ok() && slow.state() == self.state());
+            }
+            if !fast {
                 self.next_block(true)?;
             }
             walked(self.f.cur.index());
@@ -1108,6 +1152,108 @@ impl<'a> BlockWalker<'a> {
         }
         self.advance(end, record_count);
         true
+    }
+
+    /// Compact layout: the counterpart of [`fixed_block_fast`](Self::fixed_block_fast).
+    /// Varints are read by [`varint_within`] (one byte, or one 8-byte load), so a block is
+    /// declined (and left to the checked path) when a varint is longer than 8 bytes, or is
+    /// longer than one byte and starts within 8 bytes of the body's end, as well as when any
+    /// check fails.
+    #[inline(always)]
+    fn compact_block_fast(&mut self) -> bool {
+        match self.compact_block_scan() {
+            Some((used, end, record_count)) if self.f.cur.skip(used).is_ok() => {
+                self.advance(end, record_count);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The checks of [`compact_block_fast`](Self::compact_block_fast), without consuming:
+    /// the block's size in bytes, its manifest end offset and its record count.
+    #[inline(always)]
+    fn compact_block_scan(&self) -> Option<(usize, u64, u64)> {
+        let rest = self.f.cur.rest();
+        let all = rest.len();
+        let varint = |p: usize, limit: usize| varint_within(rest, p, limit);
+        let (offset, p) = varint(0, all)?;
+        let (length, p) = varint(p, all)?;
+        let (record_count, mut p) = varint(p, all)?;
+        let room = self.entry_limit.saturating_sub(self.next_first_record);
+        // Both below 2^56: the sum cannot wrap.
+        let end = offset + length;
+        if offset != self.next_offset
+            || length == 0
+            || end > MAX_LONG
+            || record_count == 0
+            || record_count > room
+        {
+            return None;
+        }
+        // The three frames: encoding byte, then (encoding != 0) length varint and payload.
+        let mut frames = [(0u8, 0usize, 0usize); 3];
+        for slot in &mut frames {
+            let encoding = *rest.get(p)?;
+            p += 1;
+            if encoding == ENCODING_UNAVAILABLE {
+                *slot = (encoding, p, p);
+                continue;
+            }
+            let (len, q) = varint(p, all)?;
+            let e = q.checked_add(usize::try_from(len).ok()?)?;
+            if len > MAX_INT || e > all {
+                return None;
+            }
+            *slot = (encoding, q, e);
+            p = e;
+        }
+        let lead = |start: usize, end: usize, max: u64| lead_within(rest, start, end, max);
+        let [(pe, ps, pend), (re, rs, rend), (be, bs, bend)] = frames;
+        if pe == ENCODING_V1 {
+            lead(ps, pend, record_count.min(u64::from(self.partition_count)))?;
+        }
+        if re == ENCODING_V1 {
+            // min long BE | max long BE | interior count varint (even) | deltas.
+            let (envelope, _) = rest.get(rs..rend)?.split_first_chunk::<16>()?;
+            let (min, max) = envelope.split_at(8);
+            let min = u64::from_be_bytes(min.try_into().ok()?);
+            let max = u64::from_be_bytes(max.try_into().ok()?);
+            let (interior, q) = varint(rs + 16, rend)?;
+            if min > MAX_LONG
+                || max > MAX_LONG
+                || max < min
+                || interior > MAX_INT
+                || interior > off(rend - q)
+                || interior % 2 != 0
+                || interior / 2 + 1 > record_count
+                || (interior == 0 && q != rend)
+            {
+                return None;
+            }
+        }
+        if be == ENCODING_V1 {
+            // Bucket stream, then a totals stream of the same count.
+            let (n, q) = lead(bs, bend, record_count)?;
+            let len = coverage::varints_end(rest.get(q..bend)?, n)?;
+            let (totals, _) = lead(q + len, bend, record_count)?;
+            if totals != n {
+                return None;
+            }
+        }
+        Some((p, end, record_count))
+    }
+
+    /// The walker's position and counters (for the fast paths' cross-checks).
+    #[cfg(any(test, debug_assertions))]
+    fn state(&self) -> (usize, u32, u32, u64, u64) {
+        (
+            self.f.cur.index(),
+            self.left,
+            self.next_id,
+            self.next_offset,
+            self.next_first_record,
+        )
     }
 
     /// Counts a consumed block ending at manifest offset `end` with `record_count` entries.
@@ -1247,7 +1393,7 @@ mod tests {
 
     /// A fixed-layout block written field by field into a stack buffer.
     struct RawBlock {
-        buf: [u8; 192],
+        buf: [u8; 1024],
         len: usize,
     }
 
@@ -1303,7 +1449,7 @@ mod tests {
             ]);
             let records = pick(&[1, 3, room, room.wrapping_add(1), 0, 1 << 63]);
             let mut b = RawBlock {
-                buf: [0; 192],
+                buf: [0; 1024],
                 len: 0,
             };
             b.put(&offset.to_be_bytes());
@@ -1316,7 +1462,7 @@ mod tests {
                     continue;
                 }
                 let mut payload = RawBlock {
-                    buf: [0; 192],
+                    buf: [0; 1024],
                     len: 0,
                 };
                 let rc = records.min(1000);
@@ -1366,27 +1512,198 @@ mod tests {
             let took = fast.fixed_block_fast();
             let exact = slow.next_block(true);
             assert_eq!(took, exact.is_ok(), "{:02x?}: {exact:?}", &b.buf[..end]);
-            let state = |w: &BlockWalker<'_>| {
-                (
-                    w.f.cur.index(),
-                    w.left,
-                    w.next_id,
-                    w.next_offset,
-                    w.next_first_record,
-                )
-            };
             if took {
                 accepted += 1;
-                assert_eq!(state(&fast), state(&slow));
+                assert_eq!(fast.state(), slow.state());
             } else {
                 declined += 1;
-                assert_eq!(state(&fast), state(&walker));
+                assert_eq!(fast.state(), walker.state());
             }
         }
         // The draw reaches both sides often.
         assert!(
             accepted > 10_000 && declined > 10_000,
             "{accepted} / {declined}"
+        );
+    }
+
+    /// LEB128 of `v` (shortest form, or with one redundant `0x80 .. 0x00` byte when
+    /// `padded`); returns the length written.
+    fn put_uvarint(b: &mut RawBlock, mut v: u64, padded: bool) -> usize {
+        let start = b.len;
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                if padded {
+                    b.put(&[byte | 0x80, 0]);
+                } else {
+                    b.put(&[byte]);
+                }
+                return b.len - start;
+            }
+            b.put(&[byte | 0x80]);
+        }
+    }
+
+    /// `compact_block_fast` accepts only blocks `next_block(true)` accepts, leaving the walker
+    /// in the same state (and consumes nothing when it declines); it accepts every such block
+    /// whose varints are at most 8 bytes long with 8 bytes readable after the block. Blocks
+    /// are drawn around every bound of the checks, with long, non-canonical and truncated
+    /// varints and truncated blocks.
+    #[test]
+    fn compact_block_fast_path_accepts_what_next_block_accepts() {
+        let mut next = xorshift(0x6a09_e667_f3bc_c909u64);
+        let (mut accepted, mut declined, mut left_to_checked) = (0u32, 0u32, 0u32);
+        for _ in 0..300_000 {
+            let favour = next().is_multiple_of(2);
+            let mut pick = |options: &[u64]| {
+                let r = next();
+                if favour && !r.is_multiple_of(8) {
+                    options[0]
+                } else {
+                    options[(r >> 3) as usize % options.len()]
+                }
+            };
+            let next_offset = pick(&[0, 100, 1 << 56, MAX_LONG - 60, MAX_LONG]);
+            let first_record = pick(&[0, 2, 5]);
+            let entry_limit = pick(&[5, 100, MAX_LONG, u64::MAX]);
+            let partition_count = pick(&[4, 0, 1, 1000]) as u32;
+            let room = entry_limit.saturating_sub(first_record);
+            // Any varint longer than 8 bytes (or with a redundant byte) may be left to the
+            // checked path.
+            let mut long = false;
+            let mut varint = |b: &mut RawBlock, v: u64, pick: &mut dyn FnMut(&[u64]) -> u64| {
+                let padded = pick(&[0, 0, 0, 1]) == 1;
+                long |= put_uvarint(b, v, padded) > 8 || padded;
+            };
+            let mut b = RawBlock {
+                buf: [0; 1024],
+                len: 0,
+            };
+            let offset = pick(&[next_offset, next_offset, next_offset + 1, 1 << 63]);
+            varint(&mut b, offset, &mut pick);
+            let length = pick(&[
+                1,
+                300,
+                0,
+                MAX_LONG - next_offset,
+                MAX_LONG - next_offset + 1,
+                1 << 63,
+            ]);
+            varint(&mut b, length, &mut pick);
+            let records = pick(&[1, 3, 200, room, room.wrapping_add(1), 0, 1 << 63]);
+            varint(&mut b, records, &mut pick);
+            let rc = records.min(1000);
+            for dim in 0..3 {
+                let encoding = pick(&[1, 0, 2]) as u8;
+                b.put(&[encoding]);
+                if encoding == 0 {
+                    continue;
+                }
+                let mut payload = RawBlock {
+                    buf: [0; 1024],
+                    len: 0,
+                };
+                // A stream of `n` values: one-byte values, or two-byte ones now and then.
+                let stream = |payload: &mut RawBlock, n: u64, wide: bool| {
+                    for _ in 0..n.min(40) {
+                        payload.put(if wide { &[0x81, 0x01] } else { &[0x05] });
+                    }
+                };
+                match dim {
+                    1 => {
+                        let min = pick(&[0, 5, MAX_LONG, 1 << 63]);
+                        let max = pick(&[min, min + 10, MAX_LONG, min.wrapping_sub(1), 1 << 63]);
+                        payload.put(&min.to_be_bytes());
+                        payload.put(&max.to_be_bytes());
+                        let intervals = pick(&[1, 2, rc, rc + 1]);
+                        let interior = 2 * intervals.saturating_sub(1);
+                        let count = pick(&[interior, interior + 1, 0, 2, 1 << 31]);
+                        varint(&mut payload, count, &mut pick);
+                        let values = pick(&[interior, interior + 1, interior.saturating_sub(1)]);
+                        stream(&mut payload, values, pick(&[0, 1]) == 1);
+                    }
+                    _ => {
+                        let cap = if dim == 0 {
+                            rc.min(u64::from(partition_count))
+                        } else {
+                            rc
+                        };
+                        let count = pick(&[1, 2, cap, cap + 1, 0, 1 << 31]);
+                        varint(&mut payload, count, &mut pick);
+                        let wide = pick(&[0, 1]) == 1;
+                        stream(
+                            &mut payload,
+                            pick(&[count, count + 1, count.saturating_sub(1)]),
+                            wide,
+                        );
+                        if dim == 2 {
+                            let totals = pick(&[count, count + 1, 0]);
+                            varint(&mut payload, totals, &mut pick);
+                            stream(
+                                &mut payload,
+                                pick(&[totals, totals.saturating_sub(1)]),
+                                wide,
+                            );
+                        }
+                    }
+                }
+                let frame_len = pick(&[
+                    payload.len as u64,
+                    payload.len as u64,
+                    payload.len as u64 + 1,
+                    payload.len as u64 - 1,
+                    1 << 31,
+                ]);
+                varint(&mut b, frame_len, &mut pick);
+                b.put(&payload.buf[..payload.len]);
+            }
+            let whole = b.len;
+            // Eight readable bytes after the block, or none, or a truncated block.
+            let end = match next() % 4 {
+                0 => (next() % (whole as u64 + 1)) as usize,
+                1 => whole,
+                _ => {
+                    b.put(&[0x7f; 8]);
+                    b.len
+                }
+            };
+            let walker = BlockWalker {
+                f: Fields {
+                    cur: Cursor::new(&b.buf[..end]),
+                    layout: Layout::Compact,
+                },
+                left: 1,
+                next_id: 7,
+                next_first_record: first_record,
+                next_offset,
+                entry_limit,
+                partition_count,
+            };
+            let mut fast = walker.clone();
+            let mut slow = walker.clone();
+            let took = fast.compact_block_fast();
+            let exact = slow.next_block(true);
+            let bytes = &b.buf[..end];
+            if took {
+                accepted += 1;
+                assert!(exact.is_ok(), "{bytes:02x?}: {exact:?}");
+                assert_eq!(fast.state(), slow.state());
+            } else {
+                declined += 1;
+                assert_eq!(fast.state(), walker.state());
+                if exact.is_ok() {
+                    assert!(long || end < whole + 8, "{bytes:02x?}");
+                    left_to_checked += 1;
+                }
+            }
+            // The draw never runs out of room in the stack buffers.
+            assert!(whole + 8 < b.buf.len());
+        }
+        assert!(
+            accepted > 10_000 && declined > 10_000 && left_to_checked > 1_000,
+            "{accepted} / {declined} / {left_to_checked}"
         );
     }
 }
