@@ -1391,7 +1391,7 @@ mod tests {
         }
     }
 
-    /// A fixed-layout block written field by field into a stack buffer.
+    /// A block (either layout) or payload written field by field into a stack buffer.
     struct RawBlock {
         buf: [u8; 1024],
         len: usize,
