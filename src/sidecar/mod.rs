@@ -1406,6 +1406,35 @@ mod tests {
         }
     }
 
+    /// Picks from `options` with `next`: the first option (a valid value) 7 times in 8 when
+    /// `favour`, any option otherwise.
+    fn pick_from(next: &mut impl FnMut() -> u64, favour: bool, options: &[u64]) -> u64 {
+        let r = next();
+        if favour && !r.is_multiple_of(8) {
+            options[0]
+        } else {
+            options[(r >> 3) as usize % options.len()]
+        }
+    }
+
+    /// A walker with one block left in `bytes`, its next offset, first record, entry limit
+    /// and partition count as given.
+    fn walker_at(bytes: &[u8], layout: Layout, at: (u64, u64, u64, u32)) -> BlockWalker<'_> {
+        let (next_offset, next_first_record, entry_limit, partition_count) = at;
+        BlockWalker {
+            f: Fields {
+                cur: Cursor::new(bytes),
+                layout,
+            },
+            left: 1,
+            next_id: 7,
+            next_first_record,
+            next_offset,
+            entry_limit,
+            partition_count,
+        }
+    }
+
     /// `fixed_block_fast` accepts exactly the blocks `next_block(true)` accepts, and leaves
     /// the walker in the same state; it consumes nothing when it declines. Blocks are drawn
     /// around every bound the checks have (offsets, lengths, counts, envelopes, frame
@@ -1418,14 +1447,7 @@ mod tests {
             // Half the blocks favour each field's first option (a valid value), so that both
             // outcomes are common.
             let favour = next().is_multiple_of(2);
-            let mut pick = |options: &[u64]| {
-                let r = next();
-                if favour && !r.is_multiple_of(8) {
-                    options[0]
-                } else {
-                    options[(r >> 3) as usize % options.len()]
-                }
-            };
+            let mut pick = |options: &[u64]| pick_from(&mut next, favour, options);
             let next_offset = pick(&[0, 100, MAX_LONG - 60, MAX_LONG]);
             let first_record = pick(&[0, 2, 5]);
             let entry_limit = pick(&[5, 100, MAX_LONG, u64::MAX]);
@@ -1495,18 +1517,11 @@ mod tests {
             } else {
                 b.len
             };
-            let walker = BlockWalker {
-                f: Fields {
-                    cur: Cursor::new(&b.buf[..end]),
-                    layout: Layout::Fixed,
-                },
-                left: 1,
-                next_id: 7,
-                next_first_record: first_record,
-                next_offset,
-                entry_limit,
-                partition_count,
-            };
+            let walker = walker_at(
+                &b.buf[..end],
+                Layout::Fixed,
+                (next_offset, first_record, entry_limit, partition_count),
+            );
             let mut fast = walker.clone();
             let mut slow = walker.clone();
             let took = fast.fixed_block_fast();
@@ -1557,14 +1572,7 @@ mod tests {
         let (mut accepted, mut declined, mut left_to_checked) = (0u32, 0u32, 0u32);
         for _ in 0..300_000 {
             let favour = next().is_multiple_of(2);
-            let mut pick = |options: &[u64]| {
-                let r = next();
-                if favour && !r.is_multiple_of(8) {
-                    options[0]
-                } else {
-                    options[(r >> 3) as usize % options.len()]
-                }
-            };
+            let mut pick = |options: &[u64]| pick_from(&mut next, favour, options);
             let next_offset = pick(&[0, 100, 1 << 56, MAX_LONG - 60, MAX_LONG]);
             let first_record = pick(&[0, 2, 5]);
             let entry_limit = pick(&[5, 100, MAX_LONG, u64::MAX]);
@@ -1669,18 +1677,11 @@ mod tests {
                     b.len
                 }
             };
-            let walker = BlockWalker {
-                f: Fields {
-                    cur: Cursor::new(&b.buf[..end]),
-                    layout: Layout::Compact,
-                },
-                left: 1,
-                next_id: 7,
-                next_first_record: first_record,
-                next_offset,
-                entry_limit,
-                partition_count,
-            };
+            let walker = walker_at(
+                &b.buf[..end],
+                Layout::Compact,
+                (next_offset, first_record, entry_limit, partition_count),
+            );
             let mut fast = walker.clone();
             let mut slow = walker.clone();
             let took = fast.compact_block_fast();
