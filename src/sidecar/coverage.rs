@@ -40,10 +40,10 @@ pub(super) fn varints_end(bytes: &[u8], count: u64) -> Option<usize> {
     let mut done = 0usize;
     for chunk in words.by_ref() {
         let word = u64::from_le_bytes(chunk.try_into().ok()?);
-        let stops = (!word & HIGH) >> 7; // byte i is 1 when byte i ends a varint
-                                         // Byte i of `prefix` counts the terminators in bytes 0..=i (at most 8), so its top
-                                         // byte is the word's count: one multiply (`count_ones` is a dozen instructions on
-                                         // x86-64 builds without `popcnt`).
+        // Byte i of `stops` is 1 when byte i ends a varint. Byte i of `prefix` counts the
+        // terminators in bytes 0..=i (at most 8), so its top byte is the word's count: one
+        // multiply (`count_ones` is a dozen instructions on x86-64 builds without `popcnt`).
+        let stops = (!word & HIGH) >> 7;
         let prefix = stops.wrapping_mul(0x0101_0101_0101_0101);
         let here = prefix >> 56;
         if here >= left {
