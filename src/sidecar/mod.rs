@@ -1398,6 +1398,13 @@ mod tests {
     }
 
     impl RawBlock {
+        fn new() -> Self {
+            RawBlock {
+                buf: [0; 1024],
+                len: 0,
+            }
+        }
+
         fn put(&mut self, bytes: &[u8]) {
             let room = self.buf.len() - self.len;
             let n = bytes.len().min(room);
@@ -1435,6 +1442,26 @@ mod tests {
         }
     }
 
+    /// Runs a fast path and `next_block(true)` on copies of `walker` and asserts the walker
+    /// states: the checked path's when the fast path accepts (which the checked path must
+    /// too), the untouched `walker` when it declines. Returns both outcomes.
+    fn fast_and_checked<'a>(
+        walker: &BlockWalker<'a>,
+        fast_path: impl FnOnce(&mut BlockWalker<'a>) -> bool,
+    ) -> (bool, Result<Block<'a>>) {
+        let (mut fast, mut slow) = (walker.clone(), walker.clone());
+        let took = fast_path(&mut fast);
+        let exact = slow.next_block(true);
+        let bytes = walker.f.cur.rest();
+        if took {
+            assert!(exact.is_ok(), "{bytes:02x?}: {exact:?}");
+            assert_eq!(fast.state(), slow.state(), "{bytes:02x?}");
+        } else {
+            assert_eq!(fast.state(), walker.state(), "{bytes:02x?}");
+        }
+        (took, exact)
+    }
+
     /// `fixed_block_fast` accepts exactly the blocks `next_block(true)` accepts, and leaves
     /// the walker in the same state; it consumes nothing when it declines. Blocks are drawn
     /// around every bound the checks have (offsets, lengths, counts, envelopes, frame
@@ -1470,10 +1497,7 @@ mod tests {
                 u64::MAX,
             ]);
             let records = pick(&[1, 3, room, room.wrapping_add(1), 0, 1 << 63]);
-            let mut b = RawBlock {
-                buf: [0; 1024],
-                len: 0,
-            };
+            let mut b = RawBlock::new();
             b.put(&offset.to_be_bytes());
             b.put(&length.to_be_bytes());
             b.put(&records.to_be_bytes());
@@ -1483,17 +1507,14 @@ mod tests {
                 if encoding == 0 {
                     continue;
                 }
-                let mut payload = RawBlock {
-                    buf: [0; 1024],
-                    len: 0,
-                };
+                let mut payload = RawBlock::new();
                 let rc = records.min(1000);
                 let count = pick(&[1, 2, 3, rc, rc + 1, 0, u32::MAX as u64, 1 << 31]) as u32;
                 payload.put(&count.to_be_bytes());
                 let deltas = if dim == 1 {
                     let min = pick(&[0, 5, MAX_LONG, 1 << 63]);
                     let edge = MAX_LONG - min.min(MAX_LONG);
-                    let span = pick(&[0, 10, MAX_LONG, edge, edge + 1, 1 << 63]);
+                    let span = pick(&[0, 10, MAX_LONG, edge, edge + 1, 1 << 63, u64::MAX]);
                     payload.put(&min.to_be_bytes());
                     payload.put(&span.to_be_bytes());
                     let interior = u64::from(count).saturating_sub(1).saturating_mul(2);
@@ -1522,17 +1543,12 @@ mod tests {
                 Layout::Fixed,
                 (next_offset, first_record, entry_limit, partition_count),
             );
-            let mut fast = walker.clone();
-            let mut slow = walker.clone();
-            let took = fast.fixed_block_fast();
-            let exact = slow.next_block(true);
+            let (took, exact) = fast_and_checked(&walker, BlockWalker::fixed_block_fast);
             assert_eq!(took, exact.is_ok(), "{:02x?}: {exact:?}", &b.buf[..end]);
             if took {
                 accepted += 1;
-                assert_eq!(fast.state(), slow.state());
             } else {
                 declined += 1;
-                assert_eq!(fast.state(), walker.state());
             }
         }
         // The draw reaches both sides often.
@@ -1544,21 +1560,16 @@ mod tests {
 
     /// LEB128 of `v` (shortest form, or with one redundant `0x80 .. 0x00` byte when
     /// `padded`); returns the length written.
-    fn put_uvarint(b: &mut RawBlock, mut v: u64, padded: bool) -> usize {
-        let start = b.len;
-        loop {
-            let byte = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                if padded {
-                    b.put(&[byte | 0x80, 0]);
-                } else {
-                    b.put(&[byte]);
-                }
-                return b.len - start;
-            }
-            b.put(&[byte | 0x80]);
+    fn put_uvarint(b: &mut RawBlock, v: u64, padded: bool) -> usize {
+        use crate::codec::varint::{encode_u64, MAX_VARINT_LEN};
+        let mut buf = [0u8; MAX_VARINT_LEN + 1];
+        let mut len = encode_u64(v, (&mut buf[..MAX_VARINT_LEN]).try_into().unwrap());
+        if padded {
+            buf[len - 1] |= 0x80;
+            len += 1; // the zero byte after it
         }
+        b.put(&buf[..len]);
+        len
     }
 
     /// `compact_block_fast` accepts only blocks `next_block(true)` accepts, leaving the walker
@@ -1585,10 +1596,7 @@ mod tests {
                 let padded = pick(&[0, 0, 0, 1]) == 1;
                 long |= put_uvarint(b, v, padded) > 8 || padded;
             };
-            let mut b = RawBlock {
-                buf: [0; 1024],
-                len: 0,
-            };
+            let mut b = RawBlock::new();
             let offset = pick(&[next_offset, next_offset, next_offset + 1, 1 << 63]);
             varint(&mut b, offset, &mut pick);
             let length = pick(&[
@@ -1609,10 +1617,7 @@ mod tests {
                 if encoding == 0 {
                     continue;
                 }
-                let mut payload = RawBlock {
-                    buf: [0; 1024],
-                    len: 0,
-                };
+                let mut payload = RawBlock::new();
                 // A stream of `n` values: one-byte values, or two-byte ones now and then.
                 let stream = |payload: &mut RawBlock, n: u64, wide: bool| {
                     for _ in 0..n.min(40) {
@@ -1682,20 +1687,13 @@ mod tests {
                 Layout::Compact,
                 (next_offset, first_record, entry_limit, partition_count),
             );
-            let mut fast = walker.clone();
-            let mut slow = walker.clone();
-            let took = fast.compact_block_fast();
-            let exact = slow.next_block(true);
-            let bytes = &b.buf[..end];
+            let (took, exact) = fast_and_checked(&walker, BlockWalker::compact_block_fast);
             if took {
                 accepted += 1;
-                assert!(exact.is_ok(), "{bytes:02x?}: {exact:?}");
-                assert_eq!(fast.state(), slow.state());
             } else {
                 declined += 1;
-                assert_eq!(fast.state(), walker.state());
                 if exact.is_ok() {
-                    assert!(long || end < whole + 8, "{bytes:02x?}");
+                    assert!(long || end < whole + 8, "{:02x?}", &b.buf[..end]);
                     left_to_checked += 1;
                 }
             }
