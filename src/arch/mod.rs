@@ -291,3 +291,54 @@ pub(crate) fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]
         scalar::unpack_u64(bytes, width, start, out);
     }
 }
+
+/// SHA-256 block compression with the state kept between calls: the portable engine
+/// ([`PortableSha256`], the `sha2` crate) or an ISA one (x86_64 SHA-NI), chosen by
+/// [`with_sha256`].
+pub(crate) trait Sha256Blocks {
+    /// Compresses `blocks` into the state.
+    fn compress(&mut self, blocks: &[[u8; 64]]);
+    /// The state as the eight words A..H.
+    fn words(&self) -> [u32; 8];
+}
+
+/// A job that hashes with whichever [`Sha256Blocks`] engine it is given.
+pub(crate) trait WithSha256 {
+    /// What the job returns.
+    type Output;
+    /// Runs the job; implementations should be `#[inline(always)]`, so that the job is compiled
+    /// with the engine's target features and its compress calls inline into it.
+    fn run<E: Sha256Blocks>(self, engine: E) -> Self::Output;
+}
+
+/// `sha2`'s `compress256` (which picks SHA-NI or ARMv8 crypto at run time itself, but keeps
+/// the state as eight words between calls).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PortableSha256(pub(crate) [u32; 8]);
+
+impl Sha256Blocks for PortableSha256 {
+    #[inline]
+    fn compress(&mut self, blocks: &[[u8; 64]]) {
+        sha2::block_api::compress256(&mut self.0, blocks);
+    }
+
+    #[inline]
+    fn words(&self) -> [u32; 8] {
+        self.0
+    }
+}
+
+/// Runs `job` with the fastest SHA-256 engine this machine has, started from `state`.
+#[inline]
+pub(crate) fn with_sha256<W: WithSha256>(state: [u32; 8], job: W) -> W::Output {
+    #[cfg(all(
+        feature = "simd",
+        not(lakecore_backend = "scalar"),
+        target_arch = "x86_64"
+    ))]
+    if x86_64::sha256::available() {
+        // SAFETY: `available` checked that the CPU has the features `run` is compiled with.
+        return unsafe { x86_64::sha256::run(state, job) };
+    }
+    job.run(PortableSha256(state))
+}

@@ -247,6 +247,57 @@ pub(crate) fn check_partition_tuple(tuple: &[u8], at: u64) -> Result<()> {
     Ok(())
 }
 
+/// Told the body position after each block a validation pass has checked.
+trait Walked {
+    fn walked(&mut self, pos: usize);
+}
+
+/// Nothing to do per block (the checksum is checked on its own).
+impl Walked for () {
+    #[inline(always)]
+    fn walked(&mut self, _: usize) {}
+}
+
+/// The SHA-256 that trails the walk. A trait method, not a closure, so that it is always
+/// inlined into the walk, and the engine's rounds with it (see [`FixedValidation`]).
+impl<E: checksum::Sha256Blocks> Walked for checksum::Trailing<'_, E> {
+    #[inline(always)]
+    fn walked(&mut self, pos: usize) {
+        self.advance_to(pos);
+    }
+}
+
+/// Fixed-layout validation as a job for [`checksum::with_sha256`]: the block walk with the
+/// SHA-256 of the body trailing it, the engine's rounds compiled into the walk.
+struct FixedValidation<'a> {
+    bytes: &'a [u8],
+    body: &'a [u8],
+    stored: &'a [u8],
+    facts: Option<ManifestFacts>,
+}
+
+impl<'a> checksum::WithSha256 for FixedValidation<'a> {
+    type Output = Result<Sidecar<'a>>;
+
+    /// The SHA-256 rounds are latency-bound: hashing in steps that trail the block walk lets
+    /// the CPU run both at once. A mismatch still wins over any structural error.
+    #[inline(always)]
+    fn run<E: checksum::Sha256Blocks>(self, engine: E) -> Result<Sidecar<'a>> {
+        let FixedValidation {
+            bytes,
+            body,
+            stored,
+            facts,
+        } = self;
+        let mut hash = checksum::Trailing::new(body, engine);
+        let structure = Sidecar::structure(bytes, Layout::Fixed, body, facts, &mut hash);
+        if hash.finish().as_slice() != stored {
+            return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
+        }
+        structure
+    }
+}
+
 /// Whether `stored` is the layout's checksum of `body`.
 fn checksum_ok(layout: Layout, body: &[u8], stored: &[u8]) -> bool {
     match layout {
@@ -354,7 +405,7 @@ impl<'a> Sidecar<'a> {
         let (layout, body, stored) = Self::split(bytes)?;
         std::thread::scope(|scope| {
             let sum = scope.spawn(|| checksum_ok(layout, body, stored));
-            let structure = Self::structure(bytes, layout, body, Some(facts), &mut |_| {});
+            let structure = Self::structure(bytes, layout, body, Some(facts), &mut ());
             if !sum.join().unwrap_or(false) {
                 return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
             }
@@ -384,32 +435,32 @@ impl<'a> Sidecar<'a> {
         match layout {
             // The SHA-256 rounds are latency-bound: hashing in steps that trail the block walk
             // lets the CPU run both at once. A mismatch still wins over any structural error.
-            Layout::Fixed => {
-                let mut hash = checksum::Sha256Over::new(body);
-                let structure =
-                    Self::structure(bytes, layout, body, facts, &mut |pos| hash.advance_to(pos));
-                if hash.finish().as_slice() != stored {
-                    return Err(mismatch);
-                }
-                structure
-            }
+            Layout::Fixed => checksum::with_sha256(FixedValidation {
+                bytes,
+                body,
+                stored,
+                facts,
+            }),
             // CRC-32 runs at tens of GB/s: check it first, whole.
             Layout::Compact => {
                 if !checksum_ok(layout, body, stored) {
                     return Err(mismatch);
                 }
-                Self::structure(bytes, layout, body, facts, &mut |_| {})
+                Self::structure(bytes, layout, body, facts, &mut ())
             }
         }
     }
 
     /// Every check but the checksum; `walked` is told the body position after each block.
+    /// Inlined into its callers, so that the fixed-layout walk is compiled together with the
+    /// SHA-256 engine that trails it (see [`FixedValidation`]).
+    #[inline(always)]
     fn structure(
         bytes: &'a [u8],
         layout: Layout,
         body: &'a [u8],
         facts: Option<ManifestFacts>,
-        walked: &mut impl FnMut(usize),
+        walked: &mut impl Walked,
     ) -> Result<Self> {
         let body_len = body.len();
         let mut f = Fields {
@@ -1019,7 +1070,7 @@ impl<'a> BlockWalker<'a> {
     /// Checks every remaining block; `layout` is the walker's own, passed as a constant by
     /// the caller so that each call site compiles to a loop specialised for it.
     #[inline(always)]
-    fn validate_all(&mut self, layout: Layout, walked: &mut impl FnMut(usize)) -> Result<()> {
+    fn validate_all(&mut self, layout: Layout, walked: &mut impl Walked) -> Result<()> {
         while self.left > 0 {
             self.f.layout = layout;
             #[cfg(debug_assertions)]
@@ -1038,7 +1089,7 @@ impl<'a> BlockWalker<'a> {
             if !fast {
                 self.next_block(true)?;
             }
-            walked(self.f.cur.index());
+            walked.walked(self.f.cur.index());
         }
         Ok(())
     }
