@@ -307,7 +307,7 @@ pub(crate) trait WithSha256 {
     /// What the job returns.
     type Output;
     /// Runs the job; implementations should be `#[inline(always)]`, so that the job is compiled
-    /// with the engine's target features and its compress calls inline into it.
+    /// with the engine's target features and the engine's wrappers inline into it.
     fn run<E: Sha256Blocks>(self, engine: E) -> Self::Output;
 }
 

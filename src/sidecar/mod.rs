@@ -259,7 +259,8 @@ impl Walked for () {
 }
 
 /// The SHA-256 that trails the walk. A trait method, not a closure, so that it is always
-/// inlined into the walk, and the engine's rounds with it (see [`FixedValidation`]).
+/// inlined into the walk (a closure was left out of line), with the engine's wrapper; the
+/// engine's rounds are one call per step (see [`FixedValidation`]).
 impl<E: checksum::Sha256Blocks> Walked for checksum::Trailing<'_, E> {
     #[inline(always)]
     fn walked(&mut self, pos: usize) {
@@ -268,7 +269,7 @@ impl<E: checksum::Sha256Blocks> Walked for checksum::Trailing<'_, E> {
 }
 
 /// Fixed-layout validation as a job for [`checksum::with_sha256`]: the block walk with the
-/// SHA-256 of the body trailing it, the engine's rounds compiled into the walk.
+/// SHA-256 of the body trailing it, compiled with the engine's target features.
 struct FixedValidation<'a> {
     bytes: &'a [u8],
     body: &'a [u8],
@@ -433,8 +434,7 @@ impl<'a> Sidecar<'a> {
         let (layout, body, stored) = Self::split(bytes)?;
         let mismatch = Error::new(ErrorKind::ChecksumMismatch, off(body.len()));
         match layout {
-            // The SHA-256 rounds are latency-bound: hashing in steps that trail the block walk
-            // lets the CPU run both at once. A mismatch still wins over any structural error.
+            // See `FixedValidation`: the hash trails the walk.
             Layout::Fixed => checksum::with_sha256(FixedValidation {
                 bytes,
                 body,

@@ -4,7 +4,8 @@
 //! from the tiers, the SHA-NI SHA-256 engine ([`sha256`]) with its own feature check.
 //!
 //! Nothing here is reachable without the caller having checked the tier's features; every
-//! `unsafe fn` states that contract.
+//! `unsafe fn` states that contract. The SHA-NI engine's safe methods rely on a type
+//! invariant instead (a `ShaNi` is only made after the check; see its docs).
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
