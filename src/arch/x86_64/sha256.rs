@@ -54,7 +54,7 @@ pub(crate) struct ShaNi {
 }
 
 /// The round constants K0..K63 (FIPS 180-4, 4.2.2).
-static K: [u32; 64] = [
+const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
     0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -64,6 +64,41 @@ static K: [u32; 64] = [
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
+
+/// [`K`] as four groups of sixteen little-endian words, loaded like a message block.
+// Evaluated at compile time: an index out of range would fail the build, not a run.
+#[allow(clippy::indexing_slicing)]
+static K_GROUPS: [[u8; 64]; 4] = {
+    let mut groups = [[0u8; 64]; 4];
+    let mut i = 0;
+    while i < 64 {
+        let word = K[i].to_le_bytes();
+        let mut j = 0;
+        while j < 4 {
+            groups[i / 16][i % 16 * 4 + j] = word[j];
+            j += 1;
+        }
+        i += 1;
+    }
+    groups
+};
+
+/// The four 16-byte lanes of `bytes`.
+#[target_feature(enable = "sse2")]
+#[inline]
+fn quads(bytes: &[u8; 64]) -> [__m128i; 4] {
+    let p = bytes.as_ptr();
+    // SAFETY: the loads read bytes 0..16, 16..32, 32..48 and 48..64 of the 64; no alignment
+    // needed.
+    unsafe {
+        [
+            _mm_loadu_si128(p.cast()),
+            _mm_loadu_si128(p.add(16).cast()),
+            _mm_loadu_si128(p.add(32).cast()),
+            _mm_loadu_si128(p.add(48).cast()),
+        ]
+    }
+}
 
 impl ShaNi {
     /// Reorders the eight words A..H into the two instruction-order halves.
@@ -132,43 +167,23 @@ impl ShaNi {
     fn compress_blocks(&mut self, blocks: &[[u8; 64]]) {
         // Message words are big-endian: reverse the bytes of each 32-bit lane.
         let byte_swap = _mm_set_epi64x(0x0c0d_0e0f_0809_0a0b, 0x0405_0607_0001_0203);
-        let (k_groups, _) = K.as_chunks::<16>();
         for block in blocks {
             let (abef_in, cdgh_in) = (self.abef, self.cdgh);
             let (mut abef, mut cdgh) = (self.abef, self.cdgh);
-            let bytes = block.as_ptr();
-            // SAFETY: the loads read bytes 0..16, 16..32, 32..48 and 48..64 of the 64; no
-            // alignment needed.
-            let (w0, w1, w2, w3) = unsafe {
-                (
-                    _mm_loadu_si128(bytes.cast()),
-                    _mm_loadu_si128(bytes.add(16).cast()),
-                    _mm_loadu_si128(bytes.add(32).cast()),
-                    _mm_loadu_si128(bytes.add(48).cast()),
-                )
-            };
+            let [w0, w1, w2, w3] = quads(block);
             let mut w0 = _mm_shuffle_epi8(w0, byte_swap);
             let mut w1 = _mm_shuffle_epi8(w1, byte_swap);
             let mut w2 = _mm_shuffle_epi8(w2, byte_swap);
             let mut w3 = _mm_shuffle_epi8(w3, byte_swap);
             // Sixteen rounds per group, four groups; w0..w3 hold the group's 16 message words.
-            for (group, k) in k_groups.iter().enumerate() {
+            for (group, k) in K_GROUPS.iter().enumerate() {
                 if group > 0 {
                     w0 = Self::schedule(w0, w1, w2, w3);
                     w1 = Self::schedule(w1, w2, w3, w0);
                     w2 = Self::schedule(w2, w3, w0, w1);
                     w3 = Self::schedule(w3, w0, w1, w2);
                 }
-                let k = k.as_ptr();
-                // SAFETY: the loads read words 0..4, 4..8, 8..12 and 12..16 of the group's 16.
-                let (k0, k1, k2, k3) = unsafe {
-                    (
-                        _mm_loadu_si128(k.cast()),
-                        _mm_loadu_si128(k.add(4).cast()),
-                        _mm_loadu_si128(k.add(8).cast()),
-                        _mm_loadu_si128(k.add(12).cast()),
-                    )
-                };
+                let [k0, k1, k2, k3] = quads(k);
                 Self::four_rounds(&mut abef, &mut cdgh, _mm_add_epi32(w0, k0));
                 Self::four_rounds(&mut abef, &mut cdgh, _mm_add_epi32(w1, k1));
                 Self::four_rounds(&mut abef, &mut cdgh, _mm_add_epi32(w2, k2));
