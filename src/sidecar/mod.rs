@@ -293,10 +293,15 @@ impl<'a> checksum::WithSha256 for FixedValidation<'a> {
         let mut hash = checksum::Trailing::new(body, engine);
         let structure = Sidecar::structure(bytes, Layout::Fixed, body, facts, &mut hash);
         if hash.finish().as_slice() != stored {
-            return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
+            return Err(checksum_mismatch(body));
         }
         structure
     }
+}
+
+/// The error for a checksum that does not match `body`: at the trailer's first byte.
+fn checksum_mismatch(body: &[u8]) -> Error {
+    Error::new(ErrorKind::ChecksumMismatch, off(body.len()))
 }
 
 /// Whether `stored` is the layout's checksum of `body`.
@@ -408,7 +413,7 @@ impl<'a> Sidecar<'a> {
             let sum = scope.spawn(|| checksum_ok(layout, body, stored));
             let structure = Self::structure(bytes, layout, body, Some(facts), &mut ());
             if !sum.join().unwrap_or(false) {
-                return Err(Error::new(ErrorKind::ChecksumMismatch, off(body.len())));
+                return Err(checksum_mismatch(body));
             }
             structure
         })
@@ -432,7 +437,6 @@ impl<'a> Sidecar<'a> {
 
     fn validate_inner(bytes: &'a [u8], facts: Option<ManifestFacts>) -> Result<Self> {
         let (layout, body, stored) = Self::split(bytes)?;
-        let mismatch = Error::new(ErrorKind::ChecksumMismatch, off(body.len()));
         match layout {
             // See `FixedValidation`: the hash trails the walk.
             Layout::Fixed => checksum::with_sha256(FixedValidation {
@@ -444,7 +448,7 @@ impl<'a> Sidecar<'a> {
             // CRC-32 runs at tens of GB/s: check it first, whole.
             Layout::Compact => {
                 if !checksum_ok(layout, body, stored) {
-                    return Err(mismatch);
+                    return Err(checksum_mismatch(body));
                 }
                 Self::structure(bytes, layout, body, facts, &mut ())
             }
