@@ -303,6 +303,107 @@ fn varint_short_blocks_near_bounds() {
     }
 }
 
+/// Long streams for the AVX-512 stream path (64-byte chunks at fixed strides, `wide9`):
+/// segments of 4..=9-byte varints (which start it) alternate with segments of 1..=3-byte ones
+/// (which end it) and the odd 10-byte varint or non-canonical zero (which stop it mid-run).
+/// Decoded with room for fewer values than the stream holds, under bounds met inside the
+/// stream, and from `prev` near the overflow limits, so every way out of a run is taken at
+/// every position a chunk boundary can fall on.
+#[test]
+fn varint_wide_runs_every_exit() {
+    let mut rng = Rng::new(47);
+    let rounds = if cfg!(miri) { 2 } else { 400 };
+    for round in 0..rounds {
+        let mut bytes = Vec::new();
+        let mut n = 0usize;
+        let target = 300 + rng.below(900) as usize;
+        while bytes.len() < target {
+            let long = rng.below(3) != 0;
+            for _ in 0..1 + rng.below(40) {
+                let len = if long {
+                    4 + rng.below(6) as u32
+                } else {
+                    1 + rng.below(3) as u32
+                };
+                push(&mut bytes, raw_of_len(&mut rng, len));
+                n += 1;
+            }
+            match rng.below(16) {
+                0 => {
+                    push(&mut bytes, raw_of_len(&mut rng, 10));
+                    n += 1;
+                }
+                1 => {
+                    // A non-canonical two-byte zero (rejected by canonical formats).
+                    bytes.extend_from_slice(&[0x80, 0x00]);
+                    n += 1;
+                }
+                _ => {}
+            }
+        }
+        let room = match round % 4 {
+            0 => n,
+            _ => rng.below(n as u64 + 1) as usize,
+        };
+        let (mut min, mut max, mut zbounds) = full_bounds();
+        let (mut prev, mut zprev) = (rng.below(1 << 40), rng.below(1 << 40) as i64 - (1 << 39));
+        match round % 5 {
+            // Bounds met inside the stream: the values of a full-range decode, cut.
+            1 | 2 => {
+                let mut values = vec![0u64; n];
+                let mut zvalues = vec![0i64; n];
+                let format = VarintFormat::U64_LENIENT;
+                let done = scalar::delta_decode_u64(&bytes, format, prev, min, max, &mut values);
+                let zdone = scalar::delta_decode_zigzag(
+                    &bytes,
+                    format,
+                    zprev,
+                    zbounds.0,
+                    zbounds.1,
+                    &mut zvalues,
+                );
+                let reached = if done.is_ok() { n } else { 1 };
+                let zreached = if zdone.is_ok() { n } else { 1 };
+                let cut = values[rng.below(reached as u64) as usize];
+                let zcut = zvalues[rng.below(zreached as u64) as usize];
+                if round % 5 == 1 {
+                    (max, zbounds) = (cut, (i64::MIN, zcut));
+                } else {
+                    (min, zbounds) = (cut, (zcut, i64::MAX));
+                }
+            }
+            // Near the overflow limits: the first long deltas overflow the running sum.
+            3 => {
+                (prev, zprev) = (
+                    u64::MAX - rng.below(1 << 60),
+                    i64::MAX - rng.below(1 << 60) as i64,
+                )
+            }
+            4 => zprev = i64::MIN + rng.below(1 << 60) as i64,
+            _ => {}
+        }
+        for format in [
+            VarintFormat::SIDECAR,
+            VarintFormat::U64,
+            VarintFormat::U64_LENIENT,
+        ] {
+            check_varint(
+                &bytes,
+                format,
+                room,
+                prev,
+                min,
+                max,
+                zprev,
+                zbounds,
+                &|| {
+                    format!("round {round} room {room} of {n} {format:?} {min}..={max} {zbounds:?}")
+                },
+            );
+        }
+    }
+}
+
 /// The shift/mask gather used where PEXT is slow (AMD Zen 1/2) agrees with scalar too.
 #[test]
 fn varint_without_pext() {

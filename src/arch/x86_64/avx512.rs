@@ -132,6 +132,56 @@ impl Block for Avx512Vbmi2 {
         unsafe { ones::<true>(p, groups, prev, min, max, out) }
     }
 
+    const HAS_WIDE: bool = true;
+
+    #[inline(always)]
+    unsafe fn wide_u64(
+        p: *const u8,
+        avail: usize,
+        canonical: bool,
+        prev: u64,
+        min: u64,
+        max: u64,
+        out: *mut u64,
+        room: usize,
+    ) -> (usize, usize, u64) {
+        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
+        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
+        let (used, count, last) = unsafe {
+            match (min == 0 && max == -1, canonical) {
+                // Full `u64` range: only overflow can fail.
+                (true, true) => wide9::<false, false, true>(p, avail, prev, min, max, out, room),
+                (true, false) => wide9::<false, false, false>(p, avail, prev, min, max, out, room),
+                (false, true) => wide9::<false, true, true>(p, avail, prev, min, max, out, room),
+                (false, false) => wide9::<false, true, false>(p, avail, prev, min, max, out, room),
+            }
+        };
+        (used, count, last as u64)
+    }
+
+    #[inline(always)]
+    unsafe fn wide_zigzag(
+        p: *const u8,
+        avail: usize,
+        canonical: bool,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+        room: usize,
+    ) -> (usize, usize, i64) {
+        // SAFETY: forwarded contract.
+        unsafe {
+            match (min == i64::MIN && max == i64::MAX, canonical) {
+                // Full `i64` range: only overflow can fail.
+                (true, true) => wide9::<true, false, true>(p, avail, prev, min, max, out, room),
+                (true, false) => wide9::<true, false, false>(p, avail, prev, min, max, out, room),
+                (false, true) => wide9::<true, true, true>(p, avail, prev, min, max, out, room),
+                (false, false) => wide9::<true, true, false>(p, avail, prev, min, max, out, room),
+            }
+        }
+    }
+
     #[inline(always)]
     unsafe fn short_u64(
         p: *const u8,
@@ -365,14 +415,9 @@ const fn lane_of_byte() -> [u8; 64] {
 static LANE_OF_BYTE: [u8; 64] = lane_of_byte();
 
 /// Whole-block decode of varints of 1..=9 bytes, 8 at a time: the varint starts and ends
-/// (`vpcompressb` of the lane numbers under the start/terminator masks) give each lane its
-/// first byte; `vpermt2b` over this block and the next gathers its bytes `start..start + 8`
-/// (and `start + 8` for a ninth), shifts and masks compress the 7-bit groups, and the running
-/// values come from an in-register prefix sum. Overflow of the running sum is caught exactly
-/// (per lane: the wrapped sum went down, or the signed sum changed sign against both inputs),
-/// bounds by compares (skipped with `BOUNDED = false`, for the full range of the type); either,
-/// or a varint longer than 9 bytes (its end past `start + 8`), makes the block fall back to the
-/// exact per-varint path.
+/// (`vpcompressb` of the lane numbers under the start/terminator masks) go to
+/// [`Group9::decode`]; a failed check there makes the block fall back to the exact
+/// per-varint path.
 ///
 /// # Safety
 /// The contract of [`Block::short_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
@@ -397,109 +442,293 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
             load64(&IOTA),
         )
     };
+    let k = Group9::new(min, max);
+    let (lo, hi) = (
+        _mm512_and_si512(lo, k.seven_bits),
+        _mm512_and_si512(hi, k.seven_bits),
+    );
     let valid = u64::MAX >> (63 - last.min(63));
-    let starts_mask = !(cont << 1) & valid;
-    let ends_mask = !cont & valid;
-    let starts = _mm512_maskz_compress_epi8(starts_mask, lanes);
-    let ends = _mm512_maskz_compress_epi8(ends_mask, lanes);
+    let starts = _mm512_maskz_compress_epi8(!(cont << 1) & valid, lanes);
+    let ends = _mm512_maskz_compress_epi8(!cont & valid, lanes);
+    let mut prevv = _mm512_set1_epi64(prev);
     // SAFETY: `LANE_OF_BYTE` is 64 bytes.
     let mut pick = unsafe { load64(&LANE_OF_BYTE) };
-    let step = _mm512_set1_epi64(0x0706_0504_0302_0100);
-    // Byte 7 of every qword moved from `start + 7` to `start + 8`.
-    let ninth_step = _mm512_set1_epi64(0x0800_0000_0000_0000);
-    let eight = _mm512_set1_epi8(8);
-    let seven_bits = _mm512_set1_epi64(0x7f7f_7f7f_7f7f_7f7f);
-    let minv = _mm512_set1_epi64(min);
-    let maxv = _mm512_set1_epi64(max);
-    let top = _mm512_set1_epi64(7);
-    let zero = _mm512_setzero_si512();
-    let one = _mm512_set1_epi64(1);
-    let mut prevv = _mm512_set1_epi64(prev);
     let mut g = 0usize;
     while g * 8 < count.min(64) {
         let used = (count - g * 8).min(8);
         let lane_mask = (0xffu16 >> (8 - used)) as u8;
+        let (v, total) =
+            k.decode::<SIGNED, BOUNDED>(lo, hi, starts, ends, pick, lane_mask, prevv)?;
+        // SAFETY: lanes `8g .. 8g + used` are below `count`: writable (caller).
+        unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
+        prevv = total;
+        pick = _mm512_add_epi8(pick, k.eight);
+        g += 1;
+    }
+    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+}
+
+/// The constants of [`Group9::decode`].
+struct Group9 {
+    step: __m512i,
+    ninth_step: __m512i,
+    eight: __m512i,
+    seven_bits: __m512i,
+    minv: __m512i,
+    maxv: __m512i,
+    top: __m512i,
+    one: __m512i,
+}
+
+impl Group9 {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new(min: i64, max: i64) -> Group9 {
+        Group9 {
+            step: _mm512_set1_epi64(0x0706_0504_0302_0100),
+            // Byte 7 of every qword moved from `start + 7` to `start + 8`.
+            ninth_step: _mm512_set1_epi64(0x0800_0000_0000_0000),
+            eight: _mm512_set1_epi8(8),
+            seven_bits: _mm512_set1_epi64(0x7f7f_7f7f_7f7f_7f7f),
+            minv: _mm512_set1_epi64(min),
+            maxv: _mm512_set1_epi64(max),
+            top: _mm512_set1_epi64(7),
+            one: _mm512_set1_epi64(1),
+        }
+    }
+
+    /// Decodes the (up to) 8 varints `pick` selects: byte `8j + b` of `pick` holds the index
+    /// into `starts` / `ends` (varint first / last byte numbers in the 128-byte window
+    /// `lo:hi`, starts below 64; the window's bytes with their top bits cleared) of lane `j`'s
+    /// varint; lanes outside `lane_mask` take no part.
+    /// Returns the running values (from `prevv`, all lanes equal) and the group's total as
+    /// all lanes, or `None` when a lane's varint is longer than 9 bytes, or its value
+    /// overflows or (`BOUNDED`) falls outside `[min, max]`.
+    #[inline]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+    #[allow(clippy::too_many_arguments)]
+    fn decode<const SIGNED: bool, const BOUNDED: bool>(
+        &self,
+        lo: __m512i,
+        hi: __m512i,
+        starts: __m512i,
+        ends: __m512i,
+        pick: __m512i,
+        lane_mask: u8,
+        prevv: __m512i,
+    ) -> Option<(__m512i, __m512i)> {
+        let zero = _mm512_setzero_si512();
         // Every byte of qword `j` holds the first (last) byte number of varint `8g + j`.
         let first = _mm512_permutexvar_epi8(pick, starts);
         let end = _mm512_permutexvar_epi8(pick, ends);
-        pick = _mm512_add_epi8(pick, eight);
         // Byte indices start..start + 8 in every qword (start <= 63: below 128); the bytes
         // past the varint's end gather as zero.
-        let idx = _mm512_add_epi8(first, step);
+        let idx = _mm512_add_epi8(first, self.step);
         let word = _mm512_maskz_permutex2var_epi8(_mm512_cmple_epu8_mask(idx, end), lo, idx, hi);
         // A ninth byte, in byte 7 of the qwords whose varint ends at `start + 8` (it is the
         // terminator, so its top bit is clear and it lands on value bits 56..62).
-        let idx9 = _mm512_add_epi8(first, ninth_step);
+        let idx9 = _mm512_add_epi8(first, self.ninth_step);
         let is_nine = _mm512_mask_cmpeq_epi8_mask(0x8080_8080_8080_8080, idx9, end);
         let high = _mm512_maskz_permutex2var_epi8(is_nine, lo, idx9, hi);
         // A varint ending past `start + 8` is longer than 9 bytes: the exact path reports it.
         if _mm512_mask_cmpgt_epu8_mask(0x8080_8080_8080_8080, end, idx9) != 0 {
             return None;
         }
-        let mut x = _mm512_and_si512(word, seven_bits);
-        // Close the gaps pairwise with bit selects (table 0xAC: `m ? x : shifted`): in each
-        // 16-, 32-, then 64-bit lane the low half stays and the high half moves down by 1, 2,
-        // 4 bits. The lane-wise shifts bring in zeros, and the high halves' top bits are zero.
-        x = _mm512_ternarylogic_epi64::<0xAC>(
-            _mm512_set1_epi64(0x007f_007f_007f_007f),
-            _mm512_srli_epi16::<1>(x),
-            x,
-        );
-        x = _mm512_ternarylogic_epi64::<0xAC>(
-            _mm512_set1_epi64(0x0000_3fff_0000_3fff),
-            _mm512_srli_epi32::<2>(x),
-            x,
-        );
-        x = _mm512_ternarylogic_epi64::<0xAC>(
-            _mm512_set1_epi64(0x0000_0000_0fff_ffff),
-            _mm512_srli_epi64::<4>(x),
-            x,
-        );
-        let raw = _mm512_or_si512(x, high);
+        // Close the gaps pairwise: byte pairs into 14-bit words (`vpmaddubsw`: the 7-bit
+        // groups, top bits cleared by the caller, are non-negative `i8`, the factors 1 and 128
+        // unsigned), word pairs into 28-bit dwords (`vpmaddwd`, factors 1 and 2^14), then the
+        // high dword moves down 4 bits with a bit select (table 0xAC: `m ? x : shifted`; the
+        // shifts bring in zeros).
+        let x = _mm512_maddubs_epi16(_mm512_set1_epi16(0x8001_u16 as i16), word);
+        let x = _mm512_madd_epi16(x, _mm512_set1_epi32(0x4000_0001));
+        // Lanes outside the mask add nothing.
         let delta = if SIGNED {
-            let sign = _mm512_sub_epi64(zero, _mm512_and_si512(raw, one));
-            _mm512_xor_si512(_mm512_srli_epi64::<1>(raw), sign)
+            // ZigZag: `raw >> 1`, flipped when `raw` is odd. The shift is folded into the
+            // select (bits 0..27 from `x >> 1`, the rest from `x >> 5`) and the ninth byte's
+            // shift, and the sign (bit 0 of the first byte) is ready early; one table (0x56:
+            // `(a | b) ^ c`) joins them.
+            let half = _mm512_ternarylogic_epi64::<0xAC>(
+                _mm512_set1_epi64(0x0000_0000_07ff_ffff),
+                _mm512_srli_epi64::<5>(x),
+                _mm512_srli_epi64::<1>(x),
+            );
+            let sign = _mm512_sub_epi64(zero, _mm512_and_si512(word, self.one));
+            _mm512_maskz_ternarylogic_epi64::<0x56>(
+                lane_mask,
+                half,
+                _mm512_srli_epi64::<1>(high),
+                sign,
+            )
         } else {
-            raw
+            let x = _mm512_ternarylogic_epi64::<0xAC>(
+                _mm512_set1_epi64(0x0000_0000_0fff_ffff),
+                _mm512_srli_epi64::<4>(x),
+                x,
+            );
+            _mm512_maskz_or_epi64(lane_mask, x, high)
         };
-        // Lanes past `count` add nothing.
-        let delta = _mm512_maskz_mov_epi64(lane_mask, delta);
         let mut sums = delta;
         sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<7>(sums, zero));
         sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<6>(sums, zero));
         sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<4>(sums, zero));
         let v = _mm512_add_epi64(sums, prevv);
-        // Each lane's predecessor: the previous lane, or `prev` for lane 0.
-        let before = _mm512_alignr_epi64::<7>(v, prevv);
+        // Overflow of the running sum, exactly: the wrapped sum is below the delta (unsigned),
+        // or it changed sign against both the delta and its predecessor `v - delta` (signed;
+        // table 0x42: `(a ^ c) & (b ^ c)`, read from the sign bit).
+        let m = lane_mask;
         let bad = if SIGNED {
-            let overflow = _mm512_cmplt_epi64_mask(
-                _mm512_and_si512(_mm512_xor_si512(before, v), _mm512_xor_si512(delta, v)),
-                zero,
-            );
+            let before = _mm512_sub_epi64(v, delta);
+            let flips = _mm512_ternarylogic_epi64::<0x42>(before, delta, v);
+            let overflow = _mm512_mask_cmplt_epi64_mask(m, flips, zero);
             if BOUNDED {
-                overflow | _mm512_cmplt_epi64_mask(v, minv) | _mm512_cmpgt_epi64_mask(v, maxv)
+                overflow
+                    | _mm512_mask_cmplt_epi64_mask(m, v, self.minv)
+                    | _mm512_mask_cmpgt_epi64_mask(m, v, self.maxv)
             } else {
                 overflow
             }
         } else if BOUNDED {
-            _mm512_cmplt_epu64_mask(v, before)
-                | _mm512_cmplt_epu64_mask(v, minv)
-                | _mm512_cmpgt_epu64_mask(v, maxv)
+            _mm512_mask_cmplt_epu64_mask(m, v, delta)
+                | _mm512_mask_cmplt_epu64_mask(m, v, self.minv)
+                | _mm512_mask_cmpgt_epu64_mask(m, v, self.maxv)
         } else {
-            _mm512_cmplt_epu64_mask(v, before)
+            _mm512_mask_cmplt_epu64_mask(m, v, delta)
         };
-        if bad & lane_mask != 0 {
+        if bad != 0 {
             return None;
         }
-        // SAFETY: lanes `8g .. 8g + used` are below `count`: writable (caller).
-        unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
-        // The running sum moves by the group's total, lane 7 of the deltas' prefix sum
-        // (masked lanes add nothing): one add on the loop-carried chain instead of a
-        // cross-lane permute of `v` (wrapping sums agree with `v`'s lane 7).
-        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, sums));
-        g += 1;
+        // The running value after the group: lane 7 (masked lanes repeat the last value).
+        Some((v, _mm512_permutexvar_epi64(self.top, v)))
     }
-    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+}
+
+/// The stream loop behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: 64-byte chunks at
+/// fixed strides, so the next chunk's load and masks never wait on the current chunk's
+/// varint lengths (a chunk that starts mid-varint skips it by the carried continuation bit).
+///
+/// Per chunk: the varint starts and ends (`vpcompressb` of the lane numbers under the two
+/// masks; a varint carried in from the previous chunk is skipped, and the end of one running
+/// into the next chunk is set by hand) feed [`Group9::decode`], as in [`short9`], over this
+/// chunk and the next, and each checked group is stored. Any failed check, a non-canonical
+/// zero byte (in this chunk or the next, when `canonical`), too little room in `out`, or a
+/// chunk of 1..=3-byte varints stops the loop before the chunk, at its first varint start.
+///
+/// # Safety
+/// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2,bmi1,popcnt,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn wide9<const SIGNED: bool, const BOUNDED: bool, const CANONICAL: bool>(
+    p: *const u8,
+    avail: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+    room: usize,
+) -> (usize, usize, i64) {
+    if avail < 128 {
+        return (0, 0, prev);
+    }
+    // SAFETY: 128 <= `avail` readable bytes at `p` (caller); the tables are 64 bytes each.
+    let (mut lo, lanes, spread) = unsafe {
+        (
+            _mm512_loadu_si512(p.cast()),
+            load64(&IOTA),
+            load64(&LANE_OF_BYTE),
+        )
+    };
+    let mut cont_lo = _mm512_movepi8_mask(lo);
+    let mut zero_lo = _mm512_testn_epi8_mask(lo, lo);
+    let k = Group9::new(min, max);
+    // The chunks' bytes with the top bits cleared, for the gathers.
+    lo = _mm512_and_si512(lo, k.seven_bits);
+    let mut prevv = _mm512_set1_epi64(prev);
+    // The chunk (`q`, while `q + 128 <= p + avail`: `last` is the last such start), whether it
+    // starts inside a varint, the next output slot (`o`, `room - (o - out)` slots left).
+    let last = p.wrapping_add(avail - 128);
+    let mut q = p;
+    let mut carry = 0u64;
+    let mut o = out;
+    let out_end = out.wrapping_add(room);
+    'chunks: while q <= last {
+        // SAFETY: `q + 128 <= p + avail` (loop condition).
+        let hi = unsafe { _mm512_loadu_si512(q.add(64).cast()) };
+        let cont_hi = _mm512_movepi8_mask(hi);
+        let zero_hi = _mm512_testn_epi8_mask(hi, hi);
+        let hi = _mm512_and_si512(hi, k.seven_bits);
+        let starts_mask = !((cont_lo << 1) | carry);
+        let count = starts_mask.count_ones() as usize;
+        let short = cont_lo & (cont_lo >> 1) & (cont_lo >> 2) == 0;
+        let non_canonical = CANONICAL
+            && (zero_lo & ((cont_lo << 1) | carry) | zero_hi & ((cont_hi << 1) | (cont_lo >> 63)))
+                != 0;
+        // Slots left (`o` moves from `out` by the counts written, within `room`).
+        let left = (out_end.addr() - o.addr()) / size_of::<i64>();
+        if short || non_canonical || count == 0 || count > left {
+            break;
+        }
+        // The terminators of this chunk's varints: not the one of a varint carried in, and
+        // the last varint's in the next chunk when it runs over (its number, 64 and up, fits
+        // a byte; one past `start + 8` fails the length check).
+        let mut ends_mask = !cont_lo;
+        if carry != 0 {
+            ends_mask &= ends_mask.wrapping_sub(1);
+        }
+        let starts = _mm512_maskz_compress_epi8(starts_mask, lanes);
+        let ends = _mm512_maskz_compress_epi8(ends_mask, lanes);
+        // Branch-free (whether the last varint runs over is data-dependent): the byte is only
+        // written when it does.
+        let over = 64 + (!cont_hi).trailing_zeros() as u8;
+        let ends = _mm512_mask_set1_epi8(ends, (cont_lo >> 63) << (count - 1), over as i8);
+        // One bit per varint of the chunk (1 <= count <= 64), 8 per group.
+        let mut live = u64::MAX >> (64 - count);
+        let mut pick = spread;
+        let mut run = prevv;
+        let mut slot = o;
+        loop {
+            let lane_mask = live as u8;
+            let Some((v, total)) =
+                k.decode::<SIGNED, BOUNDED>(lo, hi, starts, ends, pick, lane_mask, run)
+            else {
+                // Groups already stored lie before the boundary the caller restarts from: it
+                // decodes them again, exactly, and overwrites them.
+                break 'chunks;
+            };
+            // SAFETY: the lanes of `lane_mask` lie below `o + count <= out_end`: writable.
+            unsafe { _mm512_mask_storeu_epi64(slot.cast(), lane_mask, v) };
+            run = total;
+            live >>= 8;
+            if live == 0 {
+                break;
+            }
+            pick = _mm512_add_epi8(pick, k.eight);
+            slot = slot.wrapping_add(8);
+        }
+        // SAFETY: `count <= left` slots.
+        o = unsafe { o.add(count) };
+        prevv = run;
+        carry = cont_lo >> 63;
+        q = q.wrapping_add(64);
+        lo = hi;
+        cont_lo = cont_hi;
+        zero_lo = zero_hi;
+    }
+    // The varint boundary where the next chunk's values start: past the terminator of a
+    // varint carried in (within that chunk's first 8 bytes: its length was checked).
+    let skip = if carry != 0 {
+        (!cont_lo).trailing_zeros() as usize + 1
+    } else {
+        0
+    };
+    // `q` and `o` moved forward from `p` and `out`.
+    let used = q.addr() - p.addr();
+    let written = (o.addr() - out.addr()) / size_of::<i64>();
+    (
+        used + skip,
+        written,
+        _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)),
+    )
 }
 
 /// # Safety

@@ -7,7 +7,10 @@
 //! tier's `short_*` path when it has one (AVX2: `u32` prefix sums of shifted 7-bit groups for
 //! 1..=3-byte varints, else one varint per terminator with the checks folded into one flag;
 //! AVX-512 VBMI2: byte gathers); it returns `None` on any failed check and the block is
-//! decoded again exactly. Other blocks walk their terminator mask (`t &= t - 1`), gather each
+//! decoded again exactly. A tier with a stream path (`wide_*`, AVX-512 VBMI2) takes over at a
+//! block with a varint longer than 3 bytes: it walks 64-byte chunks at fixed strides (so the
+//! next load never waits on the current lengths) until a check fails or a chunk of short
+//! varints comes, and returns at a varint boundary. Other blocks walk their terminator mask (`t &= t - 1`), gather each
 //! value of up to 9 bytes with PEXT (or a shift/mask compression where PEXT is slow) and check
 //! it exactly as the scalar reference does. Anything unusual (a varint of 10 bytes or longer than
 //! the format allows, a non-canonical zero byte, no terminator in a block) hands over to the
@@ -172,6 +175,55 @@ pub(super) trait Block {
         None
     }
 
+    /// Whether `wide_u64` / `wide_zigzag` can decode a stream run (otherwise they always
+    /// return no progress).
+    const HAS_WIDE: bool = false;
+
+    /// Decodes whole 64-byte chunks at fixed strides from `p` (a varint boundary) while every
+    /// check passes: each chunk's varints (those starting in it, ending up to 8 bytes into the
+    /// next) are 1..=9 bytes, canonical when `canonical`, and their running values in
+    /// `[min, max]` without overflow; a chunk whose varints are all 1..=3 bytes also ends the
+    /// run (the shared loop has cheaper paths for it). Returns `(bytes, values, last value)`:
+    /// the bytes consumed up to the varint boundary where it stopped, the values written to
+    /// `out` (none past that boundary), and the last one (`prev` when none); `(0, 0, prev)`
+    /// when the first chunk already fails.
+    ///
+    /// # Safety
+    /// `p..p + avail` readable; `out..out + room` writable; the tier's features are present.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn wide_u64(
+        _p: *const u8,
+        _avail: usize,
+        _canonical: bool,
+        prev: u64,
+        _min: u64,
+        _max: u64,
+        _out: *mut u64,
+        _room: usize,
+    ) -> (usize, usize, u64) {
+        (0, 0, prev)
+    }
+
+    /// As [`Block::wide_u64`] for ZigZag deltas.
+    ///
+    /// # Safety
+    /// As for [`Block::wide_u64`].
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn wide_zigzag(
+        _p: *const u8,
+        _avail: usize,
+        _canonical: bool,
+        prev: i64,
+        _min: i64,
+        _max: i64,
+        _out: *mut i64,
+        _room: usize,
+    ) -> (usize, usize, i64) {
+        (0, 0, prev)
+    }
+
     /// As [`Block::ones_u64`] for one-byte ZigZag deltas and `i64` values.
     ///
     /// # Safety
@@ -324,6 +376,28 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
         if canonical && m.zero & (m.cont << 1) != 0 {
             // A zero byte ends a multi-byte varint: let the reference report it.
             break;
+        }
+        if B::HAS_WIDE && fast_len == 9 && len - pos >= WIDE_READ && !fits_short3(m.cont, 63) {
+            // SAFETY: `pos + WIDE_READ <= len`: the `len - pos` bytes at `p` are in bounds;
+            // `n - k` slots of `out` from `k` are writable.
+            let (used, count, last_value) = unsafe {
+                B::wide_u64(
+                    p,
+                    len - pos,
+                    canonical,
+                    prev,
+                    min,
+                    max,
+                    out.as_mut_ptr().add(k),
+                    n - k,
+                )
+            };
+            if used > 0 {
+                pos += used;
+                k += count;
+                prev = last_value;
+                continue;
+            }
         }
         let whole = if B::HAS_SHORT && len - pos >= WIDE_READ {
             whole_block(m.cont, fast_len, !(B::SHORT_REJECTS_LONG && fast_len == 9))
@@ -485,6 +559,28 @@ unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
         }
         if canonical && m.zero & (m.cont << 1) != 0 {
             break;
+        }
+        if B::HAS_WIDE && fast_len == 9 && len - pos >= WIDE_READ && !fits_short3(m.cont, 63) {
+            // SAFETY: `pos + WIDE_READ <= len`: the `len - pos` bytes at `p` are in bounds;
+            // `n - k` slots of `out` from `k` are writable.
+            let (used, count, last_value) = unsafe {
+                B::wide_zigzag(
+                    p,
+                    len - pos,
+                    canonical,
+                    prev,
+                    min,
+                    max,
+                    out.as_mut_ptr().add(k),
+                    n - k,
+                )
+            };
+            if used > 0 {
+                pos += used;
+                k += count;
+                prev = last_value;
+                continue;
+            }
         }
         let whole = if B::HAS_SHORT && len - pos >= WIDE_READ {
             whole_block(m.cont, fast_len, !(B::SHORT_REJECTS_LONG && fast_len == 9))
