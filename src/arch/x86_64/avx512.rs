@@ -137,6 +137,7 @@ impl Block for Avx512Vbmi2 {
     #[inline(always)]
     unsafe fn wide_u64(
         p: *const u8,
+        cont: u64,
         avail: usize,
         canonical: bool,
         prev: u64,
@@ -145,23 +146,18 @@ impl Block for Avx512Vbmi2 {
         out: *mut u64,
         room: usize,
     ) -> (usize, usize, u64) {
+        let full = min == 0 && max == u64::MAX;
         let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
         // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
-        let (used, count, last) = unsafe {
-            match (min == 0 && max == -1, canonical) {
-                // Full `u64` range: only overflow can fail.
-                (true, true) => wide9::<false, false, true>(p, avail, prev, min, max, out, room),
-                (true, false) => wide9::<false, false, false>(p, avail, prev, min, max, out, room),
-                (false, true) => wide9::<false, true, true>(p, avail, prev, min, max, out, room),
-                (false, false) => wide9::<false, true, false>(p, avail, prev, min, max, out, room),
-            }
-        };
+        let (used, count, last) =
+            unsafe { wide::<false>(p, cont, avail, canonical, full, prev, min, max, out, room) };
         (used, count, last as u64)
     }
 
     #[inline(always)]
     unsafe fn wide_zigzag(
         p: *const u8,
+        cont: u64,
         avail: usize,
         canonical: bool,
         prev: i64,
@@ -170,16 +166,9 @@ impl Block for Avx512Vbmi2 {
         out: *mut i64,
         room: usize,
     ) -> (usize, usize, i64) {
+        let full = min == i64::MIN && max == i64::MAX;
         // SAFETY: forwarded contract.
-        unsafe {
-            match (min == i64::MIN && max == i64::MAX, canonical) {
-                // Full `i64` range: only overflow can fail.
-                (true, true) => wide9::<true, false, true>(p, avail, prev, min, max, out, room),
-                (true, false) => wide9::<true, false, false>(p, avail, prev, min, max, out, room),
-                (false, true) => wide9::<true, true, true>(p, avail, prev, min, max, out, room),
-                (false, false) => wide9::<true, true, false>(p, avail, prev, min, max, out, room),
-            }
-        }
+        unsafe { wide::<true>(p, cont, avail, canonical, full, prev, min, max, out, room) }
     }
 
     #[inline(always)]
@@ -254,24 +243,54 @@ impl Block for Avx512Vbmi2 {
     }
 }
 
-/// Bytes `16g..16g + 16` of `v` in the low 128 bits.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn oword(v: __m512i, g: usize) -> __m128i {
-    let q = 2 * g as i64;
-    _mm512_castsi512_si128(_mm512_permutexvar_epi64(
-        _mm512_set_epi64(0, 0, 0, 0, 0, 0, q + 1, q),
-        v,
-    ))
+/// The stream loops behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: [`wide3`] when
+/// the first chunk's varints are all 1..=3 bytes, else [`wide9`], each compiled for whether
+/// bounds are checked (not for the full range of the type, `full`) and zero bytes matter.
+///
+/// # Safety
+/// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn wide<const SIGNED: bool>(
+    p: *const u8,
+    cont: u64,
+    avail: usize,
+    canonical: bool,
+    full: bool,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+    room: usize,
+) -> (usize, usize, i64) {
+    macro_rules! compiled_for {
+        ($run:ident) => {
+            match (full, canonical) {
+                (true, true) => $run::<SIGNED, false, true>(p, avail, prev, min, max, out, room),
+                (true, false) => $run::<SIGNED, false, false>(p, avail, prev, min, max, out, room),
+                (false, true) => $run::<SIGNED, true, true>(p, avail, prev, min, max, out, room),
+                (false, false) => $run::<SIGNED, true, false>(p, avail, prev, min, max, out, room),
+            }
+        };
+    }
+    // SAFETY: forwarded contract.
+    unsafe {
+        if fits_short3(cont, 63) {
+            compiled_for!(wide3)
+        } else {
+            compiled_for!(wide9)
+        }
+    }
 }
 
-/// `j + shift` for every byte lane `j` (wrapping at 64; the wrapped lanes are masked off).
+/// `j + shift` for every byte lane `j`: past 63 it reads the next vector with `vpermt2b`,
+/// and wraps with `vpermb` (which reads 6 index bits; those lanes are masked off).
 #[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
 const fn shifted_index(shift: u8) -> [u8; 64] {
     let mut idx = [0u8; 64];
     let mut j = 0;
     while j < 64 {
-        idx[j] = (j as u8 + shift) % 64;
+        idx[j] = j as u8 + shift;
         j += 1;
     }
     idx
@@ -314,30 +333,96 @@ unsafe fn short3<const SIGNED: bool, const BOUNDED: bool>(
     // Third group: byte j+2, if bytes j and j+1 continue.
     let third = _mm512_maskz_permutexvar_epi8(cont & (cont >> 1), next2, low7);
     let starts = !(cont << 1) & valid;
-    let firsts = _mm512_maskz_compress_epi8(starts, low7);
-    let seconds = _mm512_maskz_compress_epi8(starts, second);
-    let thirds = _mm512_maskz_compress_epi8(starts, third);
-    let minv = _mm512_set1_epi64(min);
-    let maxv = _mm512_set1_epi64(max);
-    let top = _mm512_set1_epi64(7);
-    let zero = _mm512_setzero_si512();
-    let one = _mm512_set1_epi32(1);
+    let groups = Groups3 {
+        firsts: _mm512_maskz_compress_epi8(starts, low7),
+        seconds: _mm512_maskz_compress_epi8(starts, second),
+        thirds: _mm512_maskz_compress_epi8(starts, third),
+    };
+    let k = Group9::new(min, max);
     let mut prevv = _mm512_set1_epi64(prev);
-    // Sixteen values per step in 32-bit lanes: a delta has at most 21 bits (ZigZag: at most
-    // 2^20 in magnitude), so a prefix sum of 16 fits an `i32` / `u32`; it is widened to two
-    // vectors of 8 `i64` before the running sum is added.
     let mut g = 0usize;
     while g * 16 < count.min(64) {
         let lanes = (count - g * 16).min(16);
         let lane_mask = (0xffff_u32 >> (16 - lanes)) as u16;
-        let (a, b, c) = (oword(firsts, g), oword(seconds, g), oword(thirds, g));
-        let raw = _mm512_or_si512(
-            _mm512_cvtepu8_epi32(a),
-            _mm512_or_si512(
-                _mm512_slli_epi32::<7>(_mm512_cvtepu8_epi32(b)),
-                _mm512_slli_epi32::<14>(_mm512_cvtepu8_epi32(c)),
-            ),
+        let (v_lo, v_hi, total) = groups.decode::<SIGNED, BOUNDED>(&k, g, lane_mask, prevv)?;
+        // SAFETY: lanes `16g .. 16g + lanes` are below `count`: writable (caller). The high
+        // half's pointer is formed with `wrapping_add` since it may lie past the end when
+        // `lanes <= 8`, where its mask is zero and the store writes nothing.
+        unsafe {
+            _mm512_mask_storeu_epi64(out.add(g * 16).cast(), lane_mask as u8, v_lo);
+            _mm512_mask_storeu_epi64(
+                out.wrapping_add(g * 16 + 8).cast(),
+                (lane_mask >> 8) as u8,
+                v_hi,
+            );
+        }
+        prevv = total;
+        g += 1;
+    }
+    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+}
+
+/// Byte `4i + b` of dword lane `i`: the index of varint `i` in the first groups (`b = 0`,
+/// and `b = 2` for the third groups read alone), in the second groups (`b = 1`: 64 up, the
+/// second table of `vpermt2b`); byte 3 is masked off.
+#[allow(clippy::indexing_slicing)] // const evaluation: a bad index fails the build
+const fn groups3_index() -> [u8; 64] {
+    let mut idx = [0u8; 64];
+    let mut i = 0;
+    while i < 16 {
+        idx[4 * i] = i as u8;
+        idx[4 * i + 1] = 64 + i as u8;
+        idx[4 * i + 2] = i as u8;
+        i += 1;
+    }
+    idx
+}
+
+static GROUPS3_INDEX: [u8; 64] = groups3_index();
+
+/// The first, second and third 7-bit groups of up to 64 varints of 1..=3 bytes, one byte
+/// lane per varint (zero where a varint is shorter).
+struct Groups3 {
+    firsts: __m512i,
+    seconds: __m512i,
+    thirds: __m512i,
+}
+
+impl Groups3 {
+    /// Decodes varints `16g .. 16g + 16` (those in `lane_mask`) from `prevv` (all lanes
+    /// equal): the running values as two vectors of 8 and the last one in all lanes, or
+    /// `None` when `BOUNDED` and a value falls outside `[min, max]`.
+    ///
+    /// Sixteen values per step in 32-bit lanes: a delta has at most 21 bits (ZigZag: at most
+    /// 2^20 in magnitude), so a prefix sum of 16 fits an `i32` / `u32`; it is widened to two
+    /// vectors of 8 `i64` before the running sum is added. Overflow is the caller's to rule
+    /// out (`prevv` within [`SHORT3_MARGIN`] of the limits).
+    #[inline]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+    fn decode<const SIGNED: bool, const BOUNDED: bool>(
+        &self,
+        k: &Group9,
+        g: usize,
+        lane_mask: u16,
+        prevv: __m512i,
+    ) -> Option<(__m512i, __m512i, __m512i)> {
+        let zero = _mm512_setzero_si512();
+        let one = _mm512_set1_epi32(1);
+        // Dword lane `i` gathers varint `16g + i`'s groups as bytes `[first, second, third, 0]`
+        // (`vpermt2b` over the first and second groups, then the third merged into byte 2),
+        // and two multiply-adds join them: `first + 128 * second` and `third` as 16-bit words
+        // (`vpmaddubsw`: the 7-bit groups are non-negative `i8`, the factors unsigned), then
+        // `low + 2^14 * high` (`vpmaddwd`).
+        // SAFETY: `GROUPS3_INDEX` is 64 bytes; AVX-512F.
+        let idx = _mm512_add_epi8(
+            unsafe { load64(&GROUPS3_INDEX) },
+            _mm512_set1_epi8((16 * g) as i8),
         );
+        let pair =
+            _mm512_maskz_permutex2var_epi8(0x3333_3333_3333_3333, self.firsts, idx, self.seconds);
+        let bytes = _mm512_mask_permutexvar_epi8(pair, 0x4444_4444_4444_4444, idx, self.thirds);
+        let words = _mm512_maddubs_epi16(_mm512_set1_epi32(0x0001_8001), bytes);
+        let raw = _mm512_madd_epi16(words, _mm512_set1_epi32(0x4000_0001));
         let mut d = if SIGNED {
             let sign = _mm512_sub_epi32(zero, _mm512_and_si512(raw, one));
             _mm512_xor_si512(_mm512_srli_epi32::<1>(raw), sign)
@@ -355,35 +440,152 @@ unsafe fn short3<const SIGNED: bool, const BOUNDED: bool>(
             (_mm512_cvtepu32_epi64(lo), _mm512_cvtepu32_epi64(hi))
         };
         let (v_lo, v_hi) = (_mm512_add_epi64(lo, prevv), _mm512_add_epi64(hi, prevv));
-        let (mask_lo, mask_hi) = (lane_mask as u8, (lane_mask >> 8) as u8);
         if BOUNDED {
+            let (mask_lo, mask_hi) = (lane_mask as u8, (lane_mask >> 8) as u8);
+            let (minv, maxv) = (k.minv, k.maxv);
             let bad = if SIGNED {
-                _mm512_cmplt_epi64_mask(v_lo, minv) & mask_lo
-                    | _mm512_cmpgt_epi64_mask(v_lo, maxv) & mask_lo
-                    | _mm512_cmplt_epi64_mask(v_hi, minv) & mask_hi
-                    | _mm512_cmpgt_epi64_mask(v_hi, maxv) & mask_hi
+                _mm512_mask_cmplt_epi64_mask(mask_lo, v_lo, minv)
+                    | _mm512_mask_cmpgt_epi64_mask(mask_lo, v_lo, maxv)
+                    | _mm512_mask_cmplt_epi64_mask(mask_hi, v_hi, minv)
+                    | _mm512_mask_cmpgt_epi64_mask(mask_hi, v_hi, maxv)
             } else {
-                _mm512_cmplt_epu64_mask(v_lo, minv) & mask_lo
-                    | _mm512_cmpgt_epu64_mask(v_lo, maxv) & mask_lo
-                    | _mm512_cmplt_epu64_mask(v_hi, minv) & mask_hi
-                    | _mm512_cmpgt_epu64_mask(v_hi, maxv) & mask_hi
+                _mm512_mask_cmplt_epu64_mask(mask_lo, v_lo, minv)
+                    | _mm512_mask_cmpgt_epu64_mask(mask_lo, v_lo, maxv)
+                    | _mm512_mask_cmplt_epu64_mask(mask_hi, v_hi, minv)
+                    | _mm512_mask_cmpgt_epu64_mask(mask_hi, v_hi, maxv)
             };
             if bad != 0 {
                 return None;
             }
         }
-        // SAFETY: lanes `16g .. 16g + lanes` are below `count`: writable (caller). The high
-        // half's pointer is formed with `wrapping_add` since it may lie past the end when
-        // `lanes <= 8`, where its mask is zero and the store writes nothing.
-        unsafe {
-            _mm512_mask_storeu_epi64(out.add(g * 16).cast(), mask_lo, v_lo);
-            _mm512_mask_storeu_epi64(out.wrapping_add(g * 16 + 8).cast(), mask_hi, v_hi);
-        }
-        // Lanes past `count` hold zero deltas, so lane 15 carries the group's total.
-        prevv = _mm512_add_epi64(prevv, _mm512_permutexvar_epi64(top, hi));
-        g += 1;
+        // Lanes past the mask hold zero deltas, so lane 7 of the high half is the group's
+        // last value.
+        Some((v_lo, v_hi, _mm512_permutexvar_epi64(k.top, v_hi)))
     }
-    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+}
+
+/// The stream loop for varints of 1..=3 bytes, as [`wide9`] for longer ones: 64-byte chunks
+/// at fixed strides; per chunk the second and third 7-bit groups are gathered from this
+/// chunk and the next (`vpermt2b`: the last varints may run up to 2 bytes over), compressed
+/// to the varint starts with the first groups, and decoded 16 at a time by
+/// [`Groups3::decode`]. Before each chunk `prev` must lie within [`SHORT3_MARGIN`] of the
+/// limits (`SIGNED`: of `i64`, else of `u64`), so no running sum can overflow in it. A chunk
+/// with a longer varint, a non-canonical zero byte (when `CANONICAL`), a value out of bounds
+/// or too little room in `out` stops the loop before the chunk, at its first varint start.
+///
+/// # Safety
+/// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+#[inline]
+#[target_feature(enable = "avx2,bmi1,popcnt,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn wide3<const SIGNED: bool, const BOUNDED: bool, const CANONICAL: bool>(
+    p: *const u8,
+    avail: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+    room: usize,
+) -> (usize, usize, i64) {
+    if avail < 128 {
+        return (0, 0, prev);
+    }
+    // SAFETY: 128 <= `avail` readable bytes at `p` (caller); the tables are 64 bytes each.
+    let (mut lo, next1, next2) =
+        unsafe { (_mm512_loadu_si512(p.cast()), load64(&NEXT1), load64(&NEXT2)) };
+    let seven_bits = _mm512_set1_epi8(0x7f);
+    let mut cont_lo = _mm512_movepi8_mask(lo);
+    let mut zero_lo = _mm512_testn_epi8_mask(lo, lo);
+    lo = _mm512_and_si512(lo, seven_bits);
+    let k = Group9::new(min, max);
+    let mut prevv = _mm512_set1_epi64(prev);
+    let mut prev = prev;
+    let last = p.wrapping_add(avail - 128);
+    let mut q = p;
+    let mut carry = 0u64;
+    let mut o = out;
+    let out_end = out.wrapping_add(room);
+    'chunks: while q <= last {
+        let safe = if SIGNED {
+            (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
+        } else {
+            prev as u64 <= u64::MAX - SHORT3_MARGIN as u64
+        };
+        // SAFETY: `q + 128 <= p + avail` (loop condition).
+        let hi = unsafe { _mm512_loadu_si512(q.add(64).cast()) };
+        let cont_hi = _mm512_movepi8_mask(hi);
+        let zero_hi = _mm512_testn_epi8_mask(hi, hi);
+        let hi = _mm512_and_si512(hi, seven_bits);
+        let starts_mask = !((cont_lo << 1) | carry);
+        let count = starts_mask.count_ones() as usize;
+        // Three continuation bytes in a row (a varint of 4 bytes or more) in this chunk, or
+        // running from its last two bytes into the next one.
+        let c = (cont_lo >> 62) | (cont_hi << 2);
+        let long = cont_lo & (cont_lo >> 1) & (cont_lo >> 2) | c & (c >> 1) & (c >> 2) & 3;
+        let non_canonical = CANONICAL
+            && (zero_lo & ((cont_lo << 1) | carry) | zero_hi & ((cont_hi << 1) | (cont_lo >> 63)))
+                != 0;
+        let left = (out_end.addr() - o.addr()) / size_of::<i64>();
+        if !safe || long != 0 || non_canonical || count == 0 || count > left {
+            break;
+        }
+        // Second group of the varint starting at j: byte j+1, if byte j continues; third:
+        // byte j+2, if bytes j and j+1 continue (bit 63 looks at the next chunk's first).
+        let second = _mm512_maskz_permutex2var_epi8(cont_lo, lo, next1, hi);
+        let both = cont_lo & ((cont_lo >> 1) | (cont_hi << 63));
+        let third = _mm512_maskz_permutex2var_epi8(both, lo, next2, hi);
+        let groups = Groups3 {
+            firsts: _mm512_maskz_compress_epi8(starts_mask, lo),
+            seconds: _mm512_maskz_compress_epi8(starts_mask, second),
+            thirds: _mm512_maskz_compress_epi8(starts_mask, third),
+        };
+        // One bit per varint of the chunk (1 <= count <= 64), 16 per group.
+        let mut live = u64::MAX >> (64 - count);
+        let mut run = prevv;
+        let mut slot = o;
+        let mut g = 0usize;
+        loop {
+            let lane_mask = live as u16;
+            let Some((v_lo, v_hi, total)) = groups.decode::<SIGNED, BOUNDED>(&k, g, lane_mask, run)
+            else {
+                // Groups already stored lie before the boundary the caller restarts from.
+                break 'chunks;
+            };
+            // SAFETY: the lanes of `lane_mask` lie below `o + count <= out_end`: writable;
+            // the high half's pointer may lie past the end only when its mask is zero.
+            unsafe {
+                _mm512_mask_storeu_epi64(slot.cast(), lane_mask as u8, v_lo);
+                _mm512_mask_storeu_epi64(slot.wrapping_add(8).cast(), (lane_mask >> 8) as u8, v_hi);
+            }
+            run = total;
+            live >>= 16;
+            if live == 0 {
+                break;
+            }
+            g += 1;
+            slot = slot.wrapping_add(16);
+        }
+        // SAFETY: `count <= left` slots.
+        o = unsafe { o.add(count) };
+        prevv = run;
+        prev = _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv));
+        carry = cont_lo >> 63;
+        q = q.wrapping_add(64);
+        lo = hi;
+        cont_lo = cont_hi;
+        zero_lo = zero_hi;
+    }
+    // The varint boundary where the next chunk's values start: past the terminator of a
+    // varint carried in (within that chunk's first 2 bytes: its length was checked).
+    let skip = if carry != 0 {
+        (!cont_lo).trailing_zeros() as usize + 1
+    } else {
+        0
+    };
+    // `q` and `o` moved forward from `p` and `out`.
+    let used = q.addr() - p.addr();
+    let written = (o.addr() - out.addr()) / size_of::<i64>();
+    (used + skip, written, prev)
 }
 
 /// Byte lane numbers 0..64.

@@ -179,11 +179,12 @@ pub(super) trait Block {
     /// return no progress).
     const HAS_WIDE: bool = false;
 
-    /// Decodes whole 64-byte chunks at fixed strides from `p` (a varint boundary) while every
-    /// check passes: each chunk's varints (those starting in it, ending up to 8 bytes into the
-    /// next) are 1..=9 bytes, canonical when `canonical`, and their running values in
-    /// `[min, max]` without overflow; a chunk whose varints are all 1..=3 bytes also ends the
-    /// run (the shared loop has cheaper paths for it). Returns `(bytes, values, last value)`:
+    /// Decodes whole 64-byte chunks at fixed strides from `p` (a varint boundary; `cont` is
+    /// the continuation mask of its first 64 bytes) while every check passes: each chunk's
+    /// varints (those starting in it, ending up to 8 bytes into the next) are 1..=9 bytes,
+    /// canonical when `canonical`, and their running values in `[min, max]` without overflow.
+    /// A tier may run separate loops for short and long varints, each ending the run at a
+    /// chunk that suits the other. Returns `(bytes, values, last value)`:
     /// the bytes consumed up to the varint boundary where it stopped, the values written to
     /// `out` (none past that boundary), and the last one (`prev` when none); `(0, 0, prev)`
     /// when the first chunk already fails.
@@ -194,6 +195,7 @@ pub(super) trait Block {
     #[allow(clippy::too_many_arguments)]
     unsafe fn wide_u64(
         _p: *const u8,
+        _cont: u64,
         _avail: usize,
         _canonical: bool,
         prev: u64,
@@ -213,6 +215,7 @@ pub(super) trait Block {
     #[allow(clippy::too_many_arguments)]
     unsafe fn wide_zigzag(
         _p: *const u8,
+        _cont: u64,
         _avail: usize,
         _canonical: bool,
         prev: i64,
@@ -377,12 +380,13 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
             // A zero byte ends a multi-byte varint: let the reference report it.
             break;
         }
-        if B::HAS_WIDE && fast_len == 9 && len - pos >= WIDE_READ && !fits_short3(m.cont, 63) {
+        if B::HAS_WIDE && fast_len == 9 && len - pos >= WIDE_READ {
             // SAFETY: `pos + WIDE_READ <= len`: the `len - pos` bytes at `p` are in bounds;
             // `n - k` slots of `out` from `k` are writable.
             let (used, count, last_value) = unsafe {
                 B::wide_u64(
                     p,
+                    m.cont,
                     len - pos,
                     canonical,
                     prev,
@@ -560,12 +564,13 @@ unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
         if canonical && m.zero & (m.cont << 1) != 0 {
             break;
         }
-        if B::HAS_WIDE && fast_len == 9 && len - pos >= WIDE_READ && !fits_short3(m.cont, 63) {
+        if B::HAS_WIDE && fast_len == 9 && len - pos >= WIDE_READ {
             // SAFETY: `pos + WIDE_READ <= len`: the `len - pos` bytes at `p` are in bounds;
             // `n - k` slots of `out` from `k` are writable.
             let (used, count, last_value) = unsafe {
                 B::wide_zigzag(
                     p,
+                    m.cont,
                     len - pos,
                     canonical,
                     prev,
