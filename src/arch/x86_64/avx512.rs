@@ -3,6 +3,14 @@
 //! present, `vpermb` + `vpsrlvd`/`vpsrlvq` bit unpacking (16 `u32` or 8 `u64` values per
 //! step); without VBMI the unpackers are the AVX2 ones.
 //!
+//! With VBMI2, varint streams also run through stream loops ([`wide3`] for 1..=3-byte
+//! varints, [`wide9`] for longer ones): 64-byte chunks at fixed strides, so the next chunk's
+//! load and masks never wait on where the current varints end. Each chunk compresses its
+//! varint starts (`vpcompressb`), gathers their bytes from this chunk and the next
+//! (`vpermt2b`), and joins the 7-bit groups with multiply-adds (`vpmaddubsw`, `vpmaddwd`).
+//! The whole-block decoders [`short3`] / [`short9`] share those group decoders and serve
+//! the blocks where a stream loop stops (near the end of the input, before an error).
+//!
 //! Every `unsafe fn` here requires AVX-512 F/BW/VL, AVX2 and BMI2 on the running CPU (checked
 //! by [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
 
