@@ -271,22 +271,24 @@ unsafe fn wide<const SIGNED: bool>(
     out: *mut i64,
     room: usize,
 ) -> (usize, usize, i64) {
-    macro_rules! compiled_for {
-        ($run:ident) => {
-            match (full, canonical) {
-                (true, true) => $run::<SIGNED, false, true>(p, avail, prev, min, max, out, room),
-                (true, false) => $run::<SIGNED, false, false>(p, avail, prev, min, max, out, room),
-                (false, true) => $run::<SIGNED, true, true>(p, avail, prev, min, max, out, room),
-                (false, false) => $run::<SIGNED, true, false>(p, avail, prev, min, max, out, room),
+    macro_rules! run {
+        ($decoder:expr) => {{
+            let d = $decoder;
+            if canonical {
+                stream::<_, true>(&d, p, avail, prev, out, room)
+            } else {
+                stream::<_, false>(&d, p, avail, prev, out, room)
             }
-        };
+        }};
     }
-    // SAFETY: forwarded contract.
+    // SAFETY: forwarded contract (every arm).
     unsafe {
-        if fits_short3(cont, 63) {
-            compiled_for!(wide3)
-        } else {
-            compiled_for!(wide9)
+        let k = Group9::new(min, max);
+        match (fits_short3(cont, 63), full) {
+            (true, true) => run!(Wide3::<SIGNED, false>::new(k)),
+            (true, false) => run!(Wide3::<SIGNED, true>::new(k)),
+            (false, true) => run!(Wide9::<SIGNED, false>::new(k)),
+            (false, false) => run!(Wide9::<SIGNED, true>::new(k)),
         }
     }
 }
@@ -470,130 +472,6 @@ impl Groups3 {
         // last value.
         Some((v_lo, v_hi, _mm512_permutexvar_epi64(k.top, v_hi)))
     }
-}
-
-/// The stream loop for varints of 1..=3 bytes, as [`wide9`] for longer ones: 64-byte chunks
-/// at fixed strides; per chunk the second and third 7-bit groups are gathered from this
-/// chunk and the next (`vpermt2b`: the last varints may run up to 2 bytes over), compressed
-/// to the varint starts with the first groups, and decoded 16 at a time by
-/// [`Groups3::decode`]. Before each chunk `prev` must lie within [`SHORT3_MARGIN`] of the
-/// limits (`SIGNED`: of `i64`, else of `u64`), so no running sum can overflow in it. A chunk
-/// with a longer varint, a non-canonical zero byte (when `CANONICAL`), a value out of bounds
-/// or too little room in `out` stops the loop before the chunk, at its first varint start.
-///
-/// # Safety
-/// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
-#[inline]
-#[target_feature(enable = "avx2,bmi1,popcnt,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn wide3<const SIGNED: bool, const BOUNDED: bool, const CANONICAL: bool>(
-    p: *const u8,
-    avail: usize,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: *mut i64,
-    room: usize,
-) -> (usize, usize, i64) {
-    if avail < 128 {
-        return (0, 0, prev);
-    }
-    // SAFETY: 128 <= `avail` readable bytes at `p` (caller); the tables are 64 bytes each.
-    let (mut lo, next1, next2) =
-        unsafe { (_mm512_loadu_si512(p.cast()), load64(&NEXT1), load64(&NEXT2)) };
-    let seven_bits = _mm512_set1_epi8(0x7f);
-    let mut cont_lo = _mm512_movepi8_mask(lo);
-    let mut zero_lo = _mm512_testn_epi8_mask(lo, lo);
-    lo = _mm512_and_si512(lo, seven_bits);
-    let k = Group9::new(min, max);
-    let mut prevv = _mm512_set1_epi64(prev);
-    let mut prev = prev;
-    let last = p.wrapping_add(avail - 128);
-    let mut q = p;
-    let mut carry = 0u64;
-    let mut o = out;
-    let out_end = out.wrapping_add(room);
-    'chunks: while q <= last {
-        let safe = if SIGNED {
-            (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
-        } else {
-            prev as u64 <= u64::MAX - SHORT3_MARGIN as u64
-        };
-        // SAFETY: `q + 128 <= p + avail` (loop condition).
-        let hi = unsafe { _mm512_loadu_si512(q.add(64).cast()) };
-        let cont_hi = _mm512_movepi8_mask(hi);
-        let zero_hi = _mm512_testn_epi8_mask(hi, hi);
-        let hi = _mm512_and_si512(hi, seven_bits);
-        let starts_mask = !((cont_lo << 1) | carry);
-        let count = starts_mask.count_ones() as usize;
-        // Three continuation bytes in a row (a varint of 4 bytes or more) in this chunk, or
-        // running from its last two bytes into the next one.
-        let c = (cont_lo >> 62) | (cont_hi << 2);
-        let long = cont_lo & (cont_lo >> 1) & (cont_lo >> 2) | c & (c >> 1) & (c >> 2) & 3;
-        let non_canonical = CANONICAL
-            && (zero_lo & ((cont_lo << 1) | carry) | zero_hi & ((cont_hi << 1) | (cont_lo >> 63)))
-                != 0;
-        let left = (out_end.addr() - o.addr()) / size_of::<i64>();
-        if !safe || long != 0 || non_canonical || count == 0 || count > left {
-            break;
-        }
-        // Second group of the varint starting at j: byte j+1, if byte j continues; third:
-        // byte j+2, if bytes j and j+1 continue (bit 63 looks at the next chunk's first).
-        let second = _mm512_maskz_permutex2var_epi8(cont_lo, lo, next1, hi);
-        let both = cont_lo & ((cont_lo >> 1) | (cont_hi << 63));
-        let third = _mm512_maskz_permutex2var_epi8(both, lo, next2, hi);
-        let groups = Groups3 {
-            firsts: _mm512_maskz_compress_epi8(starts_mask, lo),
-            seconds: _mm512_maskz_compress_epi8(starts_mask, second),
-            thirds: _mm512_maskz_compress_epi8(starts_mask, third),
-        };
-        // One bit per varint of the chunk (1 <= count <= 64), 16 per group.
-        let mut live = u64::MAX >> (64 - count);
-        let mut run = prevv;
-        let mut slot = o;
-        let mut g = 0usize;
-        loop {
-            let lane_mask = live as u16;
-            let Some((v_lo, v_hi, total)) = groups.decode::<SIGNED, BOUNDED>(&k, g, lane_mask, run)
-            else {
-                // Groups already stored lie before the boundary the caller restarts from.
-                break 'chunks;
-            };
-            // SAFETY: the lanes of `lane_mask` lie below `o + count <= out_end`: writable;
-            // the high half's pointer may lie past the end only when its mask is zero.
-            unsafe {
-                _mm512_mask_storeu_epi64(slot.cast(), lane_mask as u8, v_lo);
-                _mm512_mask_storeu_epi64(slot.wrapping_add(8).cast(), (lane_mask >> 8) as u8, v_hi);
-            }
-            run = total;
-            live >>= 16;
-            if live == 0 {
-                break;
-            }
-            g += 1;
-            slot = slot.wrapping_add(16);
-        }
-        // SAFETY: `count <= left` slots.
-        o = unsafe { o.add(count) };
-        prevv = run;
-        prev = _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv));
-        carry = cont_lo >> 63;
-        q = q.wrapping_add(64);
-        lo = hi;
-        cont_lo = cont_hi;
-        zero_lo = zero_hi;
-    }
-    // The varint boundary where the next chunk's values start: past the terminator of a
-    // varint carried in (within that chunk's first 2 bytes: its length was checked).
-    let skip = if carry != 0 {
-        (!cont_lo).trailing_zeros() as usize + 1
-    } else {
-        0
-    };
-    // `q` and `o` moved forward from `p` and `out`.
-    let used = q.addr() - p.addr();
-    let written = (o.addr() - out.addr()) / size_of::<i64>();
-    (used + skip, written, prev)
 }
 
 /// Byte lane numbers 0..64.
@@ -812,47 +690,64 @@ impl Group9 {
     }
 }
 
+/// One chunk of a stream loop ([`stream`]): its 64 bytes (`lo`) and the next 64 (`hi`), both
+/// with the top bits cleared, their continuation masks, and its varint starts (`starts`, bit
+/// `j` = a varint starts at byte `j`; `carry` = the chunk starts inside a varint, whose end
+/// lies in its first bytes and was checked with the previous chunk).
+struct Chunk {
+    lo: __m512i,
+    hi: __m512i,
+    cont_lo: u64,
+    cont_hi: u64,
+    carry: u64,
+    starts: u64,
+    count: usize,
+}
+
+/// What a stream loop does per chunk.
+trait ChunkDecoder {
+    /// Whether the loop stops before `chunk`: a varint it cannot decode, or one the other
+    /// loop suits better; `prevv` is the running value (all lanes).
+    fn stop(&self, chunk: &Chunk, prevv: __m512i) -> bool;
+
+    /// Decodes the chunk's `count` varints from `prevv` into `out`, group by group; returns
+    /// the last value (all lanes), or `None` when a check fails (groups stored before it lie
+    /// before the chunk's first varint start, where the caller restarts).
+    ///
+    /// # Safety
+    /// `out..out + count` writable; the tier's features present.
+    unsafe fn decode(&self, chunk: &Chunk, prevv: __m512i, out: *mut i64) -> Option<__m512i>;
+}
+
 /// The stream loop behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: 64-byte chunks at
-/// fixed strides, so the next chunk's load and masks never wait on the current chunk's
-/// varint lengths (a chunk that starts mid-varint skips it by the carried continuation bit).
-///
-/// Per chunk: the varint starts and ends (`vpcompressb` of the lane numbers under the two
-/// masks; a varint carried in from the previous chunk is skipped, and the end of one running
-/// into the next chunk is set by hand) feed [`Group9::decode`], as in [`short9`], over this
-/// chunk and the next, and each checked group is stored. Any failed check, a non-canonical
-/// zero byte (in this chunk or the next, when `canonical`), too little room in `out`, or a
-/// chunk of 1..=3-byte varints stops the loop before the chunk, at its first varint start.
+/// fixed strides from `p`, so the next chunk's load and masks never wait on where the current
+/// varints end. A chunk owns the varints that start in it (the last may run into the next
+/// chunk: both are passed on); one that starts inside a varint skips it by the carried
+/// continuation bit. The loop stops before a chunk the decoder refuses or fails on, that has a
+/// zero byte after a continuation byte (in it or in the next, when `CANONICAL`), or whose
+/// values do not fit in `out`, and returns at that chunk's first varint start.
 ///
 /// # Safety
 /// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2,bmi1,popcnt,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn wide9<const SIGNED: bool, const BOUNDED: bool, const CANONICAL: bool>(
+unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
+    d: &D,
     p: *const u8,
     avail: usize,
     prev: i64,
-    min: i64,
-    max: i64,
     out: *mut i64,
     room: usize,
 ) -> (usize, usize, i64) {
     if avail < 128 {
         return (0, 0, prev);
     }
-    // SAFETY: 128 <= `avail` readable bytes at `p` (caller); the tables are 64 bytes each.
-    let (mut lo, lanes, spread) = unsafe {
-        (
-            _mm512_loadu_si512(p.cast()),
-            load64(&IOTA),
-            load64(&LANE_OF_BYTE),
-        )
-    };
+    // SAFETY: 128 <= `avail` readable bytes at `p` (caller); AVX-512F/BW (caller).
+    let mut lo = unsafe { _mm512_loadu_si512(p.cast()) };
+    let seven_bits = _mm512_set1_epi8(0x7f);
     let mut cont_lo = _mm512_movepi8_mask(lo);
     let mut zero_lo = _mm512_testn_epi8_mask(lo, lo);
-    let k = Group9::new(min, max);
-    // The chunks' bytes with the top bits cleared, for the gathers.
-    lo = _mm512_and_si512(lo, k.seven_bits);
+    lo = _mm512_and_si512(lo, seven_bits);
     let mut prevv = _mm512_set1_epi64(prev);
     // The chunk (`q`, while `q + 128 <= p + avail`: `last` is the last such start), whether it
     // starts inside a varint, the next output slot (`o`, `room - (o - out)` slots left).
@@ -861,71 +756,44 @@ unsafe fn wide9<const SIGNED: bool, const BOUNDED: bool, const CANONICAL: bool>(
     let mut carry = 0u64;
     let mut o = out;
     let out_end = out.wrapping_add(room);
-    'chunks: while q <= last {
+    while q <= last {
         // SAFETY: `q + 128 <= p + avail` (loop condition).
         let hi = unsafe { _mm512_loadu_si512(q.add(64).cast()) };
         let cont_hi = _mm512_movepi8_mask(hi);
         let zero_hi = _mm512_testn_epi8_mask(hi, hi);
-        let hi = _mm512_and_si512(hi, k.seven_bits);
-        let starts_mask = !((cont_lo << 1) | carry);
-        let count = starts_mask.count_ones() as usize;
-        let short = cont_lo & (cont_lo >> 1) & (cont_lo >> 2) == 0;
+        let starts = !((cont_lo << 1) | carry);
+        let chunk = Chunk {
+            lo,
+            hi: _mm512_and_si512(hi, seven_bits),
+            cont_lo,
+            cont_hi,
+            carry,
+            starts,
+            count: starts.count_ones() as usize,
+        };
         let non_canonical = CANONICAL
             && (zero_lo & ((cont_lo << 1) | carry) | zero_hi & ((cont_hi << 1) | (cont_lo >> 63)))
                 != 0;
         // Slots left (`o` moves from `out` by the counts written, within `room`).
         let left = (out_end.addr() - o.addr()) / size_of::<i64>();
-        if short || non_canonical || count == 0 || count > left {
+        if non_canonical || chunk.count == 0 || chunk.count > left || d.stop(&chunk, prevv) {
             break;
         }
-        // The terminators of this chunk's varints: not the one of a varint carried in, and
-        // the last varint's in the next chunk when it runs over (its number, 64 and up, fits
-        // a byte; one past `start + 8` fails the length check).
-        let mut ends_mask = !cont_lo;
-        if carry != 0 {
-            ends_mask &= ends_mask.wrapping_sub(1);
-        }
-        let starts = _mm512_maskz_compress_epi8(starts_mask, lanes);
-        let ends = _mm512_maskz_compress_epi8(ends_mask, lanes);
-        // Branch-free (whether the last varint runs over is data-dependent): the byte is only
-        // written when it does.
-        let over = 64 + (!cont_hi).trailing_zeros() as u8;
-        let ends = _mm512_mask_set1_epi8(ends, (cont_lo >> 63) << (count - 1), over as i8);
-        // One bit per varint of the chunk (1 <= count <= 64), 8 per group.
-        let mut live = u64::MAX >> (64 - count);
-        let mut pick = spread;
-        let mut run = prevv;
-        let mut slot = o;
-        loop {
-            let lane_mask = live as u8;
-            let Some((v, total)) =
-                k.decode::<SIGNED, BOUNDED>(lo, hi, starts, ends, pick, lane_mask, run)
-            else {
-                // Groups already stored lie before the boundary the caller restarts from: it
-                // decodes them again, exactly, and overwrites them.
-                break 'chunks;
-            };
-            // SAFETY: the lanes of `lane_mask` lie below `o + count <= out_end`: writable.
-            unsafe { _mm512_mask_storeu_epi64(slot.cast(), lane_mask, v) };
-            run = total;
-            live >>= 8;
-            if live == 0 {
-                break;
-            }
-            pick = _mm512_add_epi8(pick, k.eight);
-            slot = slot.wrapping_add(8);
-        }
-        // SAFETY: `count <= left` slots.
-        o = unsafe { o.add(count) };
+        // SAFETY: `count <= left` slots at `o` are writable; features (caller).
+        let Some(run) = (unsafe { d.decode(&chunk, prevv, o) }) else {
+            break;
+        };
+        // SAFETY: as above.
+        o = unsafe { o.add(chunk.count) };
         prevv = run;
         carry = cont_lo >> 63;
         q = q.wrapping_add(64);
-        lo = hi;
+        lo = chunk.hi;
         cont_lo = cont_hi;
         zero_lo = zero_hi;
     }
     // The varint boundary where the next chunk's values start: past the terminator of a
-    // varint carried in (within that chunk's first 8 bytes: its length was checked).
+    // varint carried in (within that chunk's first bytes: its length was checked).
     let skip = if carry != 0 {
         (!cont_lo).trailing_zeros() as usize + 1
     } else {
@@ -939,6 +807,155 @@ unsafe fn wide9<const SIGNED: bool, const BOUNDED: bool, const CANONICAL: bool>(
         written,
         _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)),
     )
+}
+
+/// [`stream`] for varints of 1..=3 bytes: the second and third groups are gathered from the
+/// chunk and the next (`vpermt2b`: the last varints may run up to 2 bytes over), compressed
+/// to the varint starts with the first groups, and decoded 16 at a time by
+/// [`Groups3::decode`]. The loop stops before a chunk with a longer varint, or when `prev`
+/// comes within [`SHORT3_MARGIN`] of the limits (`SIGNED`: of `i64`, else of `u64`), so no
+/// running sum can overflow in a chunk.
+struct Wide3<const SIGNED: bool, const BOUNDED: bool> {
+    k: Group9,
+    next1: __m512i,
+    next2: __m512i,
+}
+
+impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide3<SIGNED, BOUNDED> {
+    #[inline(always)]
+    fn stop(&self, chunk: &Chunk, prevv: __m512i) -> bool {
+        // SAFETY: `stream` runs with AVX-512F (its caller's contract).
+        let prev = unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)) };
+        let safe = if SIGNED {
+            (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
+        } else {
+            prev as u64 <= u64::MAX - SHORT3_MARGIN as u64
+        };
+        // Three continuation bytes in a row (a varint of 4 bytes or more) in this chunk, or
+        // running from its last two bytes into the next one.
+        let (lo, hi) = (chunk.cont_lo, chunk.cont_hi);
+        let c = (lo >> 62) | (hi << 2);
+        let long = lo & (lo >> 1) & (lo >> 2) | c & (c >> 1) & (c >> 2) & 3;
+        !safe || long != 0
+    }
+
+    /// # Safety
+    /// As [`ChunkDecoder::decode`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+    #[inline]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+    unsafe fn decode(&self, c: &Chunk, prevv: __m512i, out: *mut i64) -> Option<__m512i> {
+        // Second group of the varint starting at j: byte j+1, if byte j continues; third:
+        // byte j+2, if bytes j and j+1 continue (bit 63 looks at the next chunk's first).
+        let second = _mm512_maskz_permutex2var_epi8(c.cont_lo, c.lo, self.next1, c.hi);
+        let both = c.cont_lo & ((c.cont_lo >> 1) | (c.cont_hi << 63));
+        let third = _mm512_maskz_permutex2var_epi8(both, c.lo, self.next2, c.hi);
+        let groups = Groups3 {
+            firsts: _mm512_maskz_compress_epi8(c.starts, c.lo),
+            seconds: _mm512_maskz_compress_epi8(c.starts, second),
+            thirds: _mm512_maskz_compress_epi8(c.starts, third),
+        };
+        // One bit per varint of the chunk (1 <= count <= 64), 16 per group.
+        let mut live = u64::MAX >> (64 - c.count);
+        let mut run = prevv;
+        let mut slot = out;
+        let mut g = 0usize;
+        loop {
+            let lane_mask = live as u16;
+            let (v_lo, v_hi, total) =
+                groups.decode::<SIGNED, BOUNDED>(&self.k, g, lane_mask, run)?;
+            // SAFETY: the lanes of `lane_mask` lie below `out + count` (writable, caller);
+            // the high half's pointer may lie past the end only when its mask is zero.
+            unsafe {
+                _mm512_mask_storeu_epi64(slot.cast(), lane_mask as u8, v_lo);
+                _mm512_mask_storeu_epi64(slot.wrapping_add(8).cast(), (lane_mask >> 8) as u8, v_hi);
+            }
+            run = total;
+            live >>= 16;
+            if live == 0 {
+                return Some(run);
+            }
+            g += 1;
+            slot = slot.wrapping_add(16);
+        }
+    }
+}
+
+impl<const SIGNED: bool, const BOUNDED: bool> Wide3<SIGNED, BOUNDED> {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new(k: Group9) -> Self {
+        // SAFETY: the tables are 64 bytes each; AVX-512F.
+        let (next1, next2) = unsafe { (load64(&NEXT1), load64(&NEXT2)) };
+        Wide3 { k, next1, next2 }
+    }
+}
+
+/// [`stream`] for varints of 1..=9 bytes: starts and ends are compressed once per chunk (a
+/// varint carried in is skipped, and the end of one running into the next chunk is set by
+/// hand) and feed [`Group9::decode`], as in [`short9`]. The loop stops before a chunk of
+/// 1..=3-byte varints (for [`Wide3`]).
+struct Wide9<const SIGNED: bool, const BOUNDED: bool> {
+    k: Group9,
+    lanes: __m512i,
+    spread: __m512i,
+}
+
+impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOUNDED> {
+    #[inline(always)]
+    fn stop(&self, chunk: &Chunk, _prevv: __m512i) -> bool {
+        let c = chunk.cont_lo;
+        c & (c >> 1) & (c >> 2) == 0
+    }
+
+    /// # Safety
+    /// As [`ChunkDecoder::decode`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+    #[inline]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+    unsafe fn decode(&self, c: &Chunk, prevv: __m512i, out: *mut i64) -> Option<__m512i> {
+        // The terminators of this chunk's varints: not the one of a varint carried in, and
+        // the last varint's in the next chunk when it runs over (its number, 64 and up, fits
+        // a byte; one past `start + 8` fails the length check).
+        let mut ends_mask = !c.cont_lo;
+        if c.carry != 0 {
+            ends_mask &= ends_mask.wrapping_sub(1);
+        }
+        let starts = _mm512_maskz_compress_epi8(c.starts, self.lanes);
+        let ends = _mm512_maskz_compress_epi8(ends_mask, self.lanes);
+        // Branch-free (whether the last varint runs over is data-dependent): the byte is only
+        // written when it does.
+        let over = 64 + (!c.cont_hi).trailing_zeros() as u8;
+        let ends = _mm512_mask_set1_epi8(ends, (c.cont_lo >> 63) << (c.count - 1), over as i8);
+        // One bit per varint of the chunk (1 <= count <= 64), 8 per group.
+        let mut live = u64::MAX >> (64 - c.count);
+        let mut pick = self.spread;
+        let mut run = prevv;
+        let mut slot = out;
+        loop {
+            let lane_mask = live as u8;
+            let (v, total) = self
+                .k
+                .decode::<SIGNED, BOUNDED>(c.lo, c.hi, starts, ends, pick, lane_mask, run)?;
+            // SAFETY: the lanes of `lane_mask` lie below `out + count`: writable (caller).
+            unsafe { _mm512_mask_storeu_epi64(slot.cast(), lane_mask, v) };
+            run = total;
+            live >>= 8;
+            if live == 0 {
+                return Some(run);
+            }
+            pick = _mm512_add_epi8(pick, self.k.eight);
+            slot = slot.wrapping_add(8);
+        }
+    }
+}
+
+impl<const SIGNED: bool, const BOUNDED: bool> Wide9<SIGNED, BOUNDED> {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new(k: Group9) -> Self {
+        // SAFETY: the tables are 64 bytes each; AVX-512F.
+        let (lanes, spread) = unsafe { (load64(&IOTA), load64(&LANE_OF_BYTE)) };
+        Wide9 { k, lanes, spread }
+    }
 }
 
 /// # Safety
