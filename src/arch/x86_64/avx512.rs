@@ -3,11 +3,12 @@
 //! present, `vpermb` + `vpsrlvd`/`vpsrlvq` bit unpacking (16 `u32` or 8 `u64` values per
 //! step); without VBMI the unpackers are the AVX2 ones.
 //!
-//! With VBMI2, varint streams also run through stream loops ([`wide3`] for 1..=3-byte
-//! varints, [`wide9`] for longer ones): 64-byte chunks at fixed strides, so the next chunk's
-//! load and masks never wait on where the current varints end. Each chunk compresses its
-//! varint starts (`vpcompressb`), gathers their bytes from this chunk and the next
-//! (`vpermt2b`), and joins the 7-bit groups with multiply-adds (`vpmaddubsw`, `vpmaddwd`).
+//! With VBMI2, varint streams also run through a stream loop ([`stream`], with [`Wide3`]
+//! for 1..=3-byte varints, [`Wide9`] for longer ones): 64-byte chunks at fixed strides, so
+//! the next chunk's load and masks never wait on where the current varints end. Each chunk
+//! compresses its varint starts (`vpcompressb`), gathers their bytes from this chunk and the
+//! next (`vpermt2b`), and joins the 7-bit groups with multiply-adds (`vpmaddubsw`,
+//! `vpmaddwd`).
 //! The whole-block decoders [`short3`] / [`short9`] share those group decoders and serve
 //! the blocks where a stream loop stops (near the end of the input, before an error).
 //!
@@ -251,8 +252,8 @@ impl Block for Avx512Vbmi2 {
     }
 }
 
-/// The stream loops behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: [`wide3`] when
-/// the first chunk's varints are all 1..=3 bytes, else [`wide9`], each compiled for whether
+/// The stream loops behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: [`Wide3`] when
+/// the first chunk's varints are all 1..=3 bytes, else [`Wide9`], each compiled for whether
 /// bounds are checked (not for the full range of the type, `full`) and zero bytes matter.
 ///
 /// # Safety

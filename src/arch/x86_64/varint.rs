@@ -7,10 +7,11 @@
 //! tier's `short_*` path when it has one (AVX2: `u32` prefix sums of shifted 7-bit groups for
 //! 1..=3-byte varints, else one varint per terminator with the checks folded into one flag;
 //! AVX-512 VBMI2: byte gathers); it returns `None` on any failed check and the block is
-//! decoded again exactly. A tier with a stream path (`wide_*`, AVX-512 VBMI2) takes over at a
-//! block with a varint longer than 3 bytes: it walks 64-byte chunks at fixed strides (so the
-//! next load never waits on the current lengths) until a check fails or a chunk of short
-//! varints comes, and returns at a varint boundary. Other blocks walk their terminator mask (`t &= t - 1`), gather each
+//! decoded again exactly. A tier with a stream path (`wide_*`, AVX-512 VBMI2) takes over at
+//! any block that is not all one-byte deltas: it walks 64-byte chunks at fixed strides (so the
+//! next load never waits on the current lengths) until a check fails or the varint lengths
+//! call for its other loop, and returns at a varint boundary. Other blocks walk their
+//! terminator mask (`t &= t - 1`), gather each
 //! value of up to 9 bytes with PEXT (or a shift/mask compression where PEXT is slow) and check
 //! it exactly as the scalar reference does. Anything unusual (a varint of 10 bytes or longer than
 //! the format allows, a non-canonical zero byte, no terminator in a block) hands over to the
