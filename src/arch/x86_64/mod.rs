@@ -1,7 +1,8 @@
 //! x86_64 kernels: AVX2 (+BMI2) in [`avx2`], AVX-512 (F/BW/VL, VBMI where present) in
 //! [`avx512`], and the parts both share: the block-mask driven varint loops ([`varint`]), the
-//! unpack shuffle tables ([`unpack`](crate::arch::unpack)) and CPU quirk detection (is PEXT fast here?); and, apart
-//! from the tiers, the SHA-NI SHA-256 engine ([`sha256`]) with its own feature check.
+//! unpack shuffle tables ([`unpack`](crate::arch::unpack)) and CPU quirk detection (is PEXT
+//! fast here?); and, apart from the tiers, the SHA-NI SHA-256 engine ([`sha256`]) with its
+//! own feature check.
 //!
 //! Nothing here is reachable without the caller having checked the tier's features; every
 //! `unsafe fn` states that contract. The SHA-NI engine's safe methods rely on a type
