@@ -318,9 +318,9 @@ static NEXT2: [u8; 64] = shifted_index(2);
 /// block can produce (within [`SHORT3_MARGIN`] of `prev`) inside the bounds.
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`], with every varint 1..=3 bytes and `prev` at most
-/// `2^27` from the limits (so the running sum cannot overflow); AVX-512 F/BW/VBMI/VBMI2 and
-/// AVX2 present.
+/// The contract of [`Block::short_u64`], with every varint 1..=3 bytes and `prev` at least
+/// [`SHORT3_MARGIN`] from the limits (so the running sum cannot overflow); AVX-512
+/// F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
 #[allow(clippy::too_many_arguments)]
@@ -407,7 +407,7 @@ impl Groups3 {
     /// Sixteen values per step in 32-bit lanes: a delta has at most 21 bits (ZigZag: at most
     /// 2^20 in magnitude), so a prefix sum of 16 fits an `i32` / `u32`; it is widened to two
     /// vectors of 8 `i64` before the running sum is added. Overflow is the caller's to rule
-    /// out (`prevv` within [`SHORT3_MARGIN`] of the limits).
+    /// out (`prevv` at least [`SHORT3_MARGIN`] from the limits).
     #[inline]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
     fn decode<const SIGNED: bool, const BOUNDED: bool>(
@@ -590,8 +590,8 @@ impl Group9 {
     /// into `starts` / `ends` (varint first / last byte numbers in the 128-byte window
     /// `lo:hi`, starts below 64; the window's bytes with their top bits cleared) of lane `j`'s
     /// varint; lanes outside `lane_mask` take no part.
-    /// Returns the running values (from `prevv`, all lanes equal) and the group's total as
-    /// all lanes, or `None` when a lane's varint is longer than 9 bytes, or its value
+    /// Returns the running values (from `prevv`, all lanes equal) and the running value after
+    /// the group in all lanes, or `None` when a lane's varint is longer than 9 bytes, or its value
     /// overflows or (`BOUNDED`) falls outside `[min, max]`.
     #[inline]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
@@ -708,12 +708,13 @@ struct Chunk {
 /// What a stream loop does per chunk.
 trait ChunkDecoder {
     /// Whether the loop stops before `chunk`: a varint it cannot decode, or one the other
-    /// loop suits better; `prevv` is the running value (all lanes).
-    fn stop(&self, chunk: &Chunk, prevv: __m512i) -> bool;
+    /// loop suits better; `prev` is the running value.
+    fn stop(&self, chunk: &Chunk, prev: i64) -> bool;
 
     /// Decodes the chunk's `count` varints from `prevv` into `out`, group by group; returns
-    /// the last value (all lanes), or `None` when a check fails (groups stored before it lie
-    /// before the chunk's first varint start, where the caller restarts).
+    /// the last value (all lanes), or `None` when a check fails. Groups stored before the
+    /// failing one hold the reference's values of varints before the first rejected one; the
+    /// caller restarts at the chunk's first varint start and writes them again.
     ///
     /// # Safety
     /// `out..out + count` writable; the tier's features present.
@@ -777,7 +778,8 @@ unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
                 != 0;
         // Slots left (`o` moves from `out` by the counts written, within `room`).
         let left = (out_end.addr() - o.addr()) / size_of::<i64>();
-        if non_canonical || chunk.count == 0 || chunk.count > left || d.stop(&chunk, prevv) {
+        let prev = _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv));
+        if non_canonical || chunk.count == 0 || chunk.count > left || d.stop(&chunk, prev) {
             break;
         }
         // SAFETY: `count <= left` slots at `o` are writable; features (caller).
@@ -814,7 +816,7 @@ unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
 /// chunk and the next (`vpermt2b`: the last varints may run up to 2 bytes over), compressed
 /// to the varint starts with the first groups, and decoded 16 at a time by
 /// [`Groups3::decode`]. The loop stops before a chunk with a longer varint, or when `prev`
-/// comes within [`SHORT3_MARGIN`] of the limits (`SIGNED`: of `i64`, else of `u64`), so no
+/// comes closer than [`SHORT3_MARGIN`] to the limits (`SIGNED`: of `i64`, else of `u64`), so no
 /// running sum can overflow in a chunk.
 struct Wide3<const SIGNED: bool, const BOUNDED: bool> {
     k: Group9,
@@ -824,9 +826,7 @@ struct Wide3<const SIGNED: bool, const BOUNDED: bool> {
 
 impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide3<SIGNED, BOUNDED> {
     #[inline(always)]
-    fn stop(&self, chunk: &Chunk, prevv: __m512i) -> bool {
-        // SAFETY: `stream` runs with AVX-512F (its caller's contract).
-        let prev = unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)) };
+    fn stop(&self, chunk: &Chunk, prev: i64) -> bool {
         let safe = if SIGNED {
             (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
         } else {
@@ -903,7 +903,7 @@ struct Wide9<const SIGNED: bool, const BOUNDED: bool> {
 
 impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOUNDED> {
     #[inline(always)]
-    fn stop(&self, chunk: &Chunk, _prevv: __m512i) -> bool {
+    fn stop(&self, chunk: &Chunk, _prev: i64) -> bool {
         let c = chunk.cont_lo;
         c & (c >> 1) & (c >> 2) == 0
     }

@@ -8,9 +8,10 @@
 //! 1..=3-byte varints, else one varint per terminator with the checks folded into one flag;
 //! AVX-512 VBMI2: byte gathers); it returns `None` on any failed check and the block is
 //! decoded again exactly. A tier with a stream path (`wide_*`, AVX-512 VBMI2) takes over at
-//! any block that is not all one-byte deltas: it walks 64-byte chunks at fixed strides (so the
-//! next load never waits on the current lengths) until a check fails or the varint lengths
-//! call for its other loop, and returns at a varint boundary. Other blocks walk their
+//! a block the one-byte path did not take, for 9- and 10-byte formats, while 128 bytes
+//! remain: it walks 64-byte chunks at fixed strides (so the next load never waits on the
+//! current lengths) until a check fails or the varint lengths call for its other loop, and
+//! returns at a varint boundary. Other blocks walk their
 //! terminator mask (`t &= t - 1`), gather each
 //! value of up to 9 bytes with PEXT (or a shift/mask compression where PEXT is slow) and check
 //! it exactly as the scalar reference does. Anything unusual (a varint of 10 bytes or longer than
@@ -185,10 +186,12 @@ pub(super) trait Block {
     /// varints (those starting in it, ending up to 8 bytes into the next) are 1..=9 bytes,
     /// canonical when `canonical`, and their running values in `[min, max]` without overflow.
     /// A tier may run separate loops for short and long varints, each ending the run at a
-    /// chunk that suits the other. Returns `(bytes, values, last value)`:
-    /// the bytes consumed up to the varint boundary where it stopped, the values written to
-    /// `out` (none past that boundary), and the last one (`prev` when none); `(0, 0, prev)`
-    /// when the first chunk already fails.
+    /// chunk that suits the other. Returns `(bytes, values, last value)`: the bytes consumed
+    /// up to the varint boundary where it stopped, the values of the varints before it
+    /// (written to `out`), and the last one (`prev` when none); `(0, 0, prev)` when the first
+    /// chunk already fails. Slots past `values` may hold values of later varints too, but
+    /// only the reference's values of varints before the first one it rejects: the caller
+    /// decodes from the boundary again and overwrites them.
     ///
     /// # Safety
     /// `p..p + avail` readable; `out..out + room` writable; the tier's features are present.
