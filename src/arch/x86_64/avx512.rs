@@ -350,27 +350,10 @@ unsafe fn short3<const SIGNED: bool, const BOUNDED: bool>(
         thirds: _mm512_maskz_compress_epi8(starts, third),
     };
     let k = Group9::new(min, max);
-    let mut prevv = _mm512_set1_epi64(prev);
-    let mut g = 0usize;
-    while g * 16 < count.min(64) {
-        let lanes = (count - g * 16).min(16);
-        let lane_mask = (0xffff_u32 >> (16 - lanes)) as u16;
-        let (v_lo, v_hi, total) = groups.decode::<SIGNED, BOUNDED>(&k, g, lane_mask, prevv)?;
-        // SAFETY: lanes `16g .. 16g + lanes` are below `count`: writable (caller). The high
-        // half's pointer is formed with `wrapping_add` since it may lie past the end when
-        // `lanes <= 8`, where its mask is zero and the store writes nothing.
-        unsafe {
-            _mm512_mask_storeu_epi64(out.add(g * 16).cast(), lane_mask as u8, v_lo);
-            _mm512_mask_storeu_epi64(
-                out.wrapping_add(g * 16 + 8).cast(),
-                (lane_mask >> 8) as u8,
-                v_hi,
-            );
-        }
-        prevv = total;
-        g += 1;
-    }
-    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+    // SAFETY: `out..out + count` writable (caller); `count` terminators end in the block,
+    // the last at `last`: `1 <= count <= 64`.
+    let run = unsafe { groups.store::<SIGNED, BOUNDED>(&k, count, _mm512_set1_epi64(prev), out)? };
+    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(run)))
 }
 
 /// Byte `4i + b` of dword lane `i`: the index of varint `i` in the first groups (`b = 0`,
@@ -400,6 +383,45 @@ struct Groups3 {
 }
 
 impl Groups3 {
+    /// Decodes the `count` varints (`1 <= count <= 64`) 16 at a time from `prevv` into `out`,
+    /// storing each group once it passed [`Groups3::decode`]; returns the last value (all
+    /// lanes), or `None` at the first group that failed.
+    ///
+    /// # Safety
+    /// `out..out + count` writable; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+    #[inline]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+    unsafe fn store<const SIGNED: bool, const BOUNDED: bool>(
+        &self,
+        k: &Group9,
+        count: usize,
+        prevv: __m512i,
+        out: *mut i64,
+    ) -> Option<__m512i> {
+        // One bit per varint, 16 per group.
+        let mut live = u64::MAX >> (64 - count);
+        let mut run = prevv;
+        let mut slot = out;
+        let mut g = 0usize;
+        loop {
+            let lane_mask = live as u16;
+            let (v_lo, v_hi, total) = self.decode::<SIGNED, BOUNDED>(k, g, lane_mask, run)?;
+            // SAFETY: the lanes of `lane_mask` lie below `out + count` (writable, caller);
+            // the high half's pointer may lie past the end only when its mask is zero.
+            unsafe {
+                _mm512_mask_storeu_epi64(slot.cast(), lane_mask as u8, v_lo);
+                _mm512_mask_storeu_epi64(slot.wrapping_add(8).cast(), (lane_mask >> 8) as u8, v_hi);
+            }
+            run = total;
+            live >>= 16;
+            if live == 0 {
+                return Some(run);
+            }
+            g += 1;
+            slot = slot.wrapping_add(16);
+        }
+    }
+
     /// Decodes varints `16g .. 16g + 16` (those in `lane_mask`) from `prevv` (all lanes
     /// equal): the running values as two vectors of 8 and the last one in all lanes, or
     /// `None` when `BOUNDED` and a value falls outside `[min, max]`.
@@ -537,24 +559,19 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
         _mm512_and_si512(hi, k.seven_bits),
     );
     let valid = u64::MAX >> (63 - last.min(63));
-    let starts = _mm512_maskz_compress_epi8(!(cont << 1) & valid, lanes);
-    let ends = _mm512_maskz_compress_epi8(!cont & valid, lanes);
-    let mut prevv = _mm512_set1_epi64(prev);
-    // SAFETY: `LANE_OF_BYTE` is 64 bytes.
-    let mut pick = unsafe { load64(&LANE_OF_BYTE) };
-    let mut g = 0usize;
-    while g * 8 < count.min(64) {
-        let used = (count - g * 8).min(8);
-        let lane_mask = (0xffu16 >> (8 - used)) as u8;
-        let (v, total) =
-            k.decode::<SIGNED, BOUNDED>(lo, hi, starts, ends, pick, lane_mask, prevv)?;
-        // SAFETY: lanes `8g .. 8g + used` are below `count`: writable (caller).
-        unsafe { _mm512_mask_storeu_epi64(out.add(g * 8).cast(), lane_mask, v) };
-        prevv = total;
-        pick = _mm512_add_epi8(pick, k.eight);
-        g += 1;
-    }
-    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
+    let window = Window9 {
+        lo,
+        hi,
+        starts: _mm512_maskz_compress_epi8(!(cont << 1) & valid, lanes),
+        ends: _mm512_maskz_compress_epi8(!cont & valid, lanes),
+    };
+    // SAFETY: `LANE_OF_BYTE` is 64 bytes; `out..out + count` writable (caller); `count`
+    // terminators end in the block, the last at `last`: `1 <= count <= 64`.
+    let run = unsafe {
+        let spread = load64(&LANE_OF_BYTE);
+        k.store::<SIGNED, BOUNDED>(&window, spread, count, _mm512_set1_epi64(prev), out)?
+    };
+    Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(run)))
 }
 
 /// The constants of [`Group9::decode`].
@@ -569,7 +586,54 @@ struct Group9 {
     one: __m512i,
 }
 
+/// The 128-byte window of up to 64 varints of 1..=9 bytes that start in its first half
+/// (bytes with the top bits cleared) and their first and last byte numbers, one per byte lane.
+#[derive(Clone, Copy)]
+struct Window9 {
+    lo: __m512i,
+    hi: __m512i,
+    starts: __m512i,
+    ends: __m512i,
+}
+
 impl Group9 {
+    /// Decodes the window's `count` varints (`1 <= count <= 64`) 8 at a time from `prevv`
+    /// into `out`, storing each group once it passed [`Group9::decode`]; returns the last
+    /// value (all lanes), or `None` at the first group that failed. `spread` is
+    /// [`LANE_OF_BYTE`].
+    ///
+    /// # Safety
+    /// `out..out + count` writable; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+    #[inline]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+    unsafe fn store<const SIGNED: bool, const BOUNDED: bool>(
+        &self,
+        w: &Window9,
+        spread: __m512i,
+        count: usize,
+        prevv: __m512i,
+        out: *mut i64,
+    ) -> Option<__m512i> {
+        // One bit per varint, 8 per group.
+        let mut live = u64::MAX >> (64 - count);
+        let mut pick = spread;
+        let mut run = prevv;
+        let mut slot = out;
+        loop {
+            let lane_mask = live as u8;
+            let (v, total) = self.decode::<SIGNED, BOUNDED>(w, pick, lane_mask, run)?;
+            // SAFETY: the lanes of `lane_mask` lie below `out + count`: writable (caller).
+            unsafe { _mm512_mask_storeu_epi64(slot.cast(), lane_mask, v) };
+            run = total;
+            live >>= 8;
+            if live == 0 {
+                return Some(run);
+            }
+            pick = _mm512_add_epi8(pick, self.eight);
+            slot = slot.wrapping_add(8);
+        }
+    }
+
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn new(min: i64, max: i64) -> Group9 {
@@ -586,26 +650,26 @@ impl Group9 {
         }
     }
 
-    /// Decodes the (up to) 8 varints `pick` selects: byte `8j + b` of `pick` holds the index
-    /// into `starts` / `ends` (varint first / last byte numbers in the 128-byte window
-    /// `lo:hi`, starts below 64; the window's bytes with their top bits cleared) of lane `j`'s
-    /// varint; lanes outside `lane_mask` take no part.
-    /// Returns the running values (from `prevv`, all lanes equal) and the running value after
-    /// the group in all lanes, or `None` when a lane's varint is longer than 9 bytes, or its value
-    /// overflows or (`BOUNDED`) falls outside `[min, max]`.
+    /// Decodes the (up to) 8 varints of `w` that `pick` selects: byte `8j + b` of `pick`
+    /// holds the index into `w.starts` / `w.ends` of lane `j`'s varint; lanes outside
+    /// `lane_mask` take no part. Returns the running values (from `prevv`, all lanes equal)
+    /// and the running value after the group in all lanes, or `None` when a lane's varint is
+    /// longer than 9 bytes, or its value overflows or (`BOUNDED`) falls outside `[min, max]`.
     #[inline]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
-    #[allow(clippy::too_many_arguments)]
     fn decode<const SIGNED: bool, const BOUNDED: bool>(
         &self,
-        lo: __m512i,
-        hi: __m512i,
-        starts: __m512i,
-        ends: __m512i,
+        w: &Window9,
         pick: __m512i,
         lane_mask: u8,
         prevv: __m512i,
     ) -> Option<(__m512i, __m512i)> {
+        let Window9 {
+            lo,
+            hi,
+            starts,
+            ends,
+        } = *w;
         let zero = _mm512_setzero_si512();
         // Every byte of qword `j` holds the first (last) byte number of varint `8g + j`.
         let first = _mm512_permutexvar_epi8(pick, starts);
@@ -855,29 +919,8 @@ impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide3<SIGNED, BOU
             seconds: _mm512_maskz_compress_epi8(c.starts, second),
             thirds: _mm512_maskz_compress_epi8(c.starts, third),
         };
-        // One bit per varint of the chunk (1 <= count <= 64), 16 per group.
-        let mut live = u64::MAX >> (64 - c.count);
-        let mut run = prevv;
-        let mut slot = out;
-        let mut g = 0usize;
-        loop {
-            let lane_mask = live as u16;
-            let (v_lo, v_hi, total) =
-                groups.decode::<SIGNED, BOUNDED>(&self.k, g, lane_mask, run)?;
-            // SAFETY: the lanes of `lane_mask` lie below `out + count` (writable, caller);
-            // the high half's pointer may lie past the end only when its mask is zero.
-            unsafe {
-                _mm512_mask_storeu_epi64(slot.cast(), lane_mask as u8, v_lo);
-                _mm512_mask_storeu_epi64(slot.wrapping_add(8).cast(), (lane_mask >> 8) as u8, v_hi);
-            }
-            run = total;
-            live >>= 16;
-            if live == 0 {
-                return Some(run);
-            }
-            g += 1;
-            slot = slot.wrapping_add(16);
-        }
+        // SAFETY: `out..out + count` writable (caller); `1 <= count <= 64` (`stream`).
+        unsafe { groups.store::<SIGNED, BOUNDED>(&self.k, c.count, prevv, out) }
     }
 }
 
@@ -926,25 +969,16 @@ impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOU
         // written when it does.
         let over = 64 + (!c.cont_hi).trailing_zeros() as u8;
         let ends = _mm512_mask_set1_epi8(ends, (c.cont_lo >> 63) << (c.count - 1), over as i8);
-        // One bit per varint of the chunk (1 <= count <= 64), 8 per group.
-        let mut live = u64::MAX >> (64 - c.count);
-        let mut pick = self.spread;
-        let mut run = prevv;
-        let mut slot = out;
-        loop {
-            let lane_mask = live as u8;
-            let (v, total) = self
-                .k
-                .decode::<SIGNED, BOUNDED>(c.lo, c.hi, starts, ends, pick, lane_mask, run)?;
-            // SAFETY: the lanes of `lane_mask` lie below `out + count`: writable (caller).
-            unsafe { _mm512_mask_storeu_epi64(slot.cast(), lane_mask, v) };
-            run = total;
-            live >>= 8;
-            if live == 0 {
-                return Some(run);
-            }
-            pick = _mm512_add_epi8(pick, self.k.eight);
-            slot = slot.wrapping_add(8);
+        let window = Window9 {
+            lo: c.lo,
+            hi: c.hi,
+            starts,
+            ends,
+        };
+        // SAFETY: `out..out + count` writable (caller); `1 <= count <= 64` (`stream`).
+        unsafe {
+            self.k
+                .store::<SIGNED, BOUNDED>(&window, self.spread, c.count, prevv, out)
         }
     }
 }
