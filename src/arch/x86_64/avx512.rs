@@ -7,8 +7,9 @@
 //! for 1..=3-byte varints, [`Wide9`] for longer ones): 64-byte chunks at fixed strides, so
 //! the next chunk's load and masks never wait on where the current varints end. Each chunk
 //! compresses its varint starts (`vpcompressb`), gathers their bytes from this chunk and the
-//! next (`vpermt2b`), and joins the 7-bit groups with multiply-adds (`vpmaddubsw`,
-//! `vpmaddwd`).
+//! next (`vpermt2b`), cuts each varint after its first byte with the top bit clear (the
+//! gathered bytes as read, so no varint end is looked up first), and joins the 7-bit groups
+//! with multiply-adds (`vpmaddubsw`, `vpmaddwd`).
 //! The whole-block decoders [`short3`] / [`short9`] share those group decoders and serve
 //! the blocks where a stream loop stops (near the end of the input, before an error).
 //!
@@ -525,8 +526,8 @@ const fn lane_of_byte() -> [u8; 64] {
 
 static LANE_OF_BYTE: [u8; 64] = lane_of_byte();
 
-/// Whole-block decode of varints of 1..=9 bytes, 8 at a time: the varint starts and ends
-/// (`vpcompressb` of the lane numbers under the start/terminator masks) go to
+/// Whole-block decode of varints of 1..=9 bytes, 8 at a time: the varint starts
+/// (`vpcompressb` of the lane numbers under the start mask) go to
 /// [`Group9::decode`]; a failed check there makes the block fall back to the exact
 /// per-varint path.
 ///
@@ -554,16 +555,11 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
         )
     };
     let k = Group9::new(min, max);
-    let (lo, hi) = (
-        _mm512_and_si512(lo, k.seven_bits),
-        _mm512_and_si512(hi, k.seven_bits),
-    );
     let valid = u64::MAX >> (63 - last.min(63));
     let window = Window9 {
         lo,
         hi,
         starts: _mm512_maskz_compress_epi8(!(cont << 1) & valid, lanes),
-        ends: _mm512_maskz_compress_epi8(!cont & valid, lanes),
     };
     // SAFETY: `LANE_OF_BYTE` is 64 bytes; `out..out + count` writable (caller); `count`
     // terminators end in the block, the last at `last`: `1 <= count <= 64`.
@@ -574,26 +570,37 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
     Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(run)))
 }
 
+/// The running values [`Group9::decode`] accepts for ZigZag deltas: `-2^62..2^62`. A ZigZag
+/// delta of at most 9 bytes (63 bits) lies in `-2^62..2^62`, so a sum that overflows `i64`
+/// wraps to `-2^63..-2^62 - 1` or `2^62..2^63`, outside this range, from any predecessor: a
+/// group whose running values all lie in it had no overflow. A value outside it hands the
+/// group over to the exact path, which reports the overflow or decodes it.
+const ZIGZAG9_RANGE: core::ops::Range<i64> = -(1 << 62)..1 << 62;
+
 /// The constants of [`Group9::decode`].
 struct Group9 {
     step: __m512i,
     ninth_step: __m512i,
     eight: __m512i,
     seven_bits: __m512i,
+    top_bits: __m512i,
+    ninth_bits: __m512i,
+    sign_bit: __m512i,
+    range_shift: __m512i,
+    no_stop: __m512i,
     minv: __m512i,
     maxv: __m512i,
     top: __m512i,
     one: __m512i,
 }
 
-/// The 128-byte window of up to 64 varints of 1..=9 bytes that start in its first half
-/// (bytes with the top bits cleared) and their first and last byte numbers, one per byte lane.
+/// The 128-byte window (`lo`, `hi`: the bytes as read) of up to 64 varints that start in its
+/// first half, and their first byte numbers, one per byte lane.
 #[derive(Clone, Copy)]
 struct Window9 {
     lo: __m512i,
     hi: __m512i,
     starts: __m512i,
-    ends: __m512i,
 }
 
 impl Group9 {
@@ -643,6 +650,12 @@ impl Group9 {
             ninth_step: _mm512_set1_epi64(0x0800_0000_0000_0000),
             eight: _mm512_set1_epi8(8),
             seven_bits: _mm512_set1_epi64(0x7f7f_7f7f_7f7f_7f7f),
+            top_bits: _mm512_set1_epi64(0x8080_8080_8080_8080_u64 as i64),
+            ninth_bits: _mm512_set1_epi64(0x7f00_0000_0000_0000),
+            sign_bit: _mm512_set1_epi64(i64::MIN),
+            // `v + 2^62` is non-negative exactly for `v` in `ZIGZAG9_RANGE`.
+            range_shift: _mm512_set1_epi64(-ZIGZAG9_RANGE.start),
+            no_stop: _mm512_set1_epi64(0x8080_8080_8080_807f_u64 as i64),
             minv: _mm512_set1_epi64(min),
             maxv: _mm512_set1_epi64(max),
             top: _mm512_set1_epi64(7),
@@ -651,10 +664,11 @@ impl Group9 {
     }
 
     /// Decodes the (up to) 8 varints of `w` that `pick` selects: byte `8j + b` of `pick`
-    /// holds the index into `w.starts` / `w.ends` of lane `j`'s varint; lanes outside
-    /// `lane_mask` take no part. Returns the running values (from `prevv`, all lanes equal)
-    /// and the running value after the group in all lanes, or `None` when a lane's varint is
-    /// longer than 9 bytes, or its value overflows or (`BOUNDED`) falls outside `[min, max]`.
+    /// holds the index into `w.starts` of lane `j`'s varint; lanes outside `lane_mask` take
+    /// no part. Returns the running values (from `prevv`, all lanes equal) and the running
+    /// value after the group in all lanes, or `None` when a lane's varint is longer than 9
+    /// bytes, or its value overflows (leaves [`ZIGZAG9_RANGE`] when `SIGNED`) or (`BOUNDED`)
+    /// falls outside `[min, max]`.
     #[inline]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
     fn decode<const SIGNED: bool, const BOUNDED: bool>(
@@ -664,29 +678,30 @@ impl Group9 {
         lane_mask: u8,
         prevv: __m512i,
     ) -> Option<(__m512i, __m512i)> {
-        let Window9 {
-            lo,
-            hi,
-            starts,
-            ends,
-        } = *w;
+        let Window9 { lo, hi, starts } = *w;
         let zero = _mm512_setzero_si512();
-        // Every byte of qword `j` holds the first (last) byte number of varint `8g + j`.
+        // Every byte of qword `j` holds the first byte number of varint `8g + j`.
         let first = _mm512_permutexvar_epi8(pick, starts);
-        let end = _mm512_permutexvar_epi8(pick, ends);
-        // Byte indices start..start + 8 in every qword (start <= 63: below 128); the bytes
-        // past the varint's end gather as zero.
+        // Bytes start..start + 8 in every qword (start <= 63: below 128), as read. The
+        // varint ends at the first byte with its top bit clear: `t - 1` (`t` = those top
+        // bits) keeps every bit below that one, so the bytes past the varint drop out with
+        // the top bits (table 0x80: `a & b & c`). No terminator (`t = 0`): all 8 bytes.
+        // `t - 1` is taken as `(top_bits - 1) - cont`, one step after the `cont` bits.
         let idx = _mm512_add_epi8(first, self.step);
-        let word = _mm512_maskz_permutex2var_epi8(_mm512_cmple_epu8_mask(idx, end), lo, idx, hi);
-        // A ninth byte, in byte 7 of the qwords whose varint ends at `start + 8` (it is the
-        // terminator, so its top bit is clear and it lands on value bits 56..62).
+        let raw = _mm512_permutex2var_epi8(lo, idx, hi);
+        let cont = _mm512_and_si512(raw, self.top_bits);
+        let below = _mm512_sub_epi64(self.no_stop, cont);
+        let word = _mm512_ternarylogic_epi64::<0x80>(raw, below, self.seven_bits);
+        // A ninth byte, in byte 7 of every qword; it counts where the first 8 all continue.
+        // It must end the varint there (top bit clear), else the varint is longer than 9
+        // bytes and the exact path reports it; its 7 bits land on value bits 56..62.
         let idx9 = _mm512_add_epi8(first, self.ninth_step);
-        let is_nine = _mm512_mask_cmpeq_epi8_mask(0x8080_8080_8080_8080, idx9, end);
-        let high = _mm512_maskz_permutex2var_epi8(is_nine, lo, idx9, hi);
-        // A varint ending past `start + 8` is longer than 9 bytes: the exact path reports it.
-        if _mm512_mask_cmpgt_epu8_mask(0x8080_8080_8080_8080, end, idx9) != 0 {
+        let ninth = _mm512_maskz_permutex2var_epi8(0x8080_8080_8080_8080, lo, idx9, hi);
+        let nine = _mm512_cmpeq_epi64_mask(cont, self.top_bits);
+        if _mm512_mask_test_epi64_mask(nine & lane_mask, ninth, self.sign_bit) != 0 {
             return None;
         }
+        let high = _mm512_maskz_and_epi64(nine, ninth, self.ninth_bits);
         // Close the gaps pairwise: byte pairs into 14-bit words (`vpmaddubsw`: the 7-bit
         // groups, top bits cleared by the caller, are non-negative `i8`, the factors 1 and 128
         // unsigned), word pairs into 28-bit dwords (`vpmaddwd`, factors 1 and 2^14), then the
@@ -725,14 +740,13 @@ impl Group9 {
         sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<6>(sums, zero));
         sums = _mm512_add_epi64(sums, _mm512_alignr_epi64::<4>(sums, zero));
         let v = _mm512_add_epi64(sums, prevv);
-        // Overflow of the running sum, exactly: the wrapped sum is below the delta (unsigned),
-        // or it changed sign against both the delta and its predecessor `v - delta` (signed;
-        // table 0x42: `(a ^ c) & (b ^ c)`, read from the sign bit).
+        // Overflow of the running sum: exactly for unsigned deltas (the wrapped sum is below
+        // the delta); for ZigZag deltas, no running value may leave `ZIGZAG9_RANGE` (then
+        // none overflowed): `v + 2^62` has its sign bit clear.
         let m = lane_mask;
         let bad = if SIGNED {
-            let before = _mm512_sub_epi64(v, delta);
-            let flips = _mm512_ternarylogic_epi64::<0x42>(before, delta, v);
-            let overflow = _mm512_mask_cmplt_epi64_mask(m, flips, zero);
+            let shifted = _mm512_add_epi64(v, self.range_shift);
+            let overflow = _mm512_mask_test_epi64_mask(m, shifted, self.sign_bit);
             if BOUNDED {
                 overflow
                     | _mm512_mask_cmplt_epi64_mask(m, v, self.minv)
@@ -756,15 +770,17 @@ impl Group9 {
 }
 
 /// One chunk of a stream loop ([`stream`]): its 64 bytes (`lo`) and the next 64 (`hi`), both
-/// with the top bits cleared, their continuation masks, and its varint starts (`starts`, bit
-/// `j` = a varint starts at byte `j`; `carry` = the chunk starts inside a varint, whose end
-/// lies in its first bytes and was checked with the previous chunk).
+/// with the top bits cleared and as read (`raw_*`), their continuation masks, and its varint
+/// starts (`starts`, bit `j` = a varint starts at byte `j`; a varint carried in from the
+/// previous chunk, whose end lies in this one's first bytes and was checked with that one, has
+/// no start here).
 struct Chunk {
     lo: __m512i,
     hi: __m512i,
+    raw_lo: __m512i,
+    raw_hi: __m512i,
     cont_lo: u64,
     cont_hi: u64,
-    carry: u64,
     starts: u64,
     count: usize,
 }
@@ -795,7 +811,9 @@ trait ChunkDecoder {
 ///
 /// # Safety
 /// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
-#[inline]
+// Not inlined: inlined into the callers' loops, its constants spilled to the stack and
+// `mixed_1_9` ran 6% slower (86 -> 92 us).
+#[inline(never)]
 #[target_feature(enable = "avx2,bmi1,popcnt,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
 unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
     d: &D,
@@ -809,11 +827,11 @@ unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
         return (0, 0, prev);
     }
     // SAFETY: 128 <= `avail` readable bytes at `p` (caller); AVX-512F/BW (caller).
-    let mut lo = unsafe { _mm512_loadu_si512(p.cast()) };
+    let mut raw_lo = unsafe { _mm512_loadu_si512(p.cast()) };
     let seven_bits = _mm512_set1_epi8(0x7f);
-    let mut cont_lo = _mm512_movepi8_mask(lo);
-    let mut zero_lo = _mm512_testn_epi8_mask(lo, lo);
-    lo = _mm512_and_si512(lo, seven_bits);
+    let mut cont_lo = _mm512_movepi8_mask(raw_lo);
+    let mut zero_lo = _mm512_testn_epi8_mask(raw_lo, raw_lo);
+    let mut lo = _mm512_and_si512(raw_lo, seven_bits);
     let mut prevv = _mm512_set1_epi64(prev);
     // The chunk (`q`, while `q + 128 <= p + avail`: `last` is the last such start), whether it
     // starts inside a varint, the next output slot (`o`, `room - (o - out)` slots left).
@@ -831,9 +849,10 @@ unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
         let chunk = Chunk {
             lo,
             hi: _mm512_and_si512(hi, seven_bits),
+            raw_lo,
+            raw_hi: hi,
             cont_lo,
             cont_hi,
-            carry,
             starts,
             count: starts.count_ones() as usize,
         };
@@ -856,6 +875,7 @@ unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
         carry = cont_lo >> 63;
         q = q.wrapping_add(64);
         lo = chunk.hi;
+        raw_lo = hi;
         cont_lo = cont_hi;
         zero_lo = zero_hi;
     }
@@ -934,10 +954,10 @@ impl<const SIGNED: bool, const BOUNDED: bool> Wide3<SIGNED, BOUNDED> {
     }
 }
 
-/// [`stream`] for varints of 1..=9 bytes: starts and ends are compressed once per chunk (a
-/// varint carried in is skipped, and the end of one running into the next chunk is set by
-/// hand) and feed [`Group9::decode`], as in [`short9`]. The loop stops before a chunk of
-/// 1..=3-byte varints (for [`Wide3`]).
+/// [`stream`] for varints of 1..=9 bytes: the starts are compressed once per chunk (a varint
+/// carried in is skipped) and feed [`Group9::decode`] with the bytes as read, as in [`short9`]
+/// (the last varint may run into the next chunk: `Group9::decode` reads its bytes there).
+/// The loop stops before a chunk of 1..=3-byte varints (for [`Wide3`]).
 struct Wide9<const SIGNED: bool, const BOUNDED: bool> {
     k: Group9,
     lanes: __m512i,
@@ -956,24 +976,10 @@ impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOU
     #[inline]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
     unsafe fn decode(&self, c: &Chunk, prevv: __m512i, out: *mut i64) -> Option<__m512i> {
-        // The terminators of this chunk's varints: not the one of a varint carried in, and
-        // the last varint's in the next chunk when it runs over (its number, 64 and up, fits
-        // a byte; one past `start + 8` fails the length check).
-        let mut ends_mask = !c.cont_lo;
-        if c.carry != 0 {
-            ends_mask &= ends_mask.wrapping_sub(1);
-        }
-        let starts = _mm512_maskz_compress_epi8(c.starts, self.lanes);
-        let ends = _mm512_maskz_compress_epi8(ends_mask, self.lanes);
-        // Branch-free (whether the last varint runs over is data-dependent): the byte is only
-        // written when it does.
-        let over = 64 + (!c.cont_hi).trailing_zeros() as u8;
-        let ends = _mm512_mask_set1_epi8(ends, (c.cont_lo >> 63) << (c.count - 1), over as i8);
         let window = Window9 {
-            lo: c.lo,
-            hi: c.hi,
-            starts,
-            ends,
+            lo: c.raw_lo,
+            hi: c.raw_hi,
+            starts: _mm512_maskz_compress_epi8(c.starts, self.lanes),
         };
         // SAFETY: `out..out + count` writable (caller); `1 <= count <= 64` (`stream`).
         unsafe {
@@ -1454,4 +1460,48 @@ pub(crate) unsafe fn merge_layer(
         (i, n),
         open != 0,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::ZIGZAG9_RANGE;
+    use std::vec;
+
+    /// The claim behind [`ZIGZAG9_RANGE`]: adding a 9-byte ZigZag delta to any `i64` either
+    /// fits or wraps to a value outside the range. Checked at the edges of both operands and
+    /// on a sweep between them.
+    #[test]
+    fn zigzag9_overflow_always_leaves_the_range() {
+        let max_raw = (1u64 << 63) - 1; // the largest 9-byte varint
+        let unzig = |raw: u64| ((raw >> 1) as i64) ^ -((raw & 1) as i64);
+        let mut deltas = vec![unzig(max_raw), unzig(max_raw - 1), 0, 1, -1];
+        let mut prevs = vec![
+            i64::MIN,
+            i64::MAX,
+            0,
+            ZIGZAG9_RANGE.start,
+            ZIGZAG9_RANGE.end,
+        ];
+        for k in 0..62 {
+            let x = 1i64 << k;
+            deltas.extend([x, -x, x - 1, 1 - x]);
+            prevs.extend([x, -x, x - 1, -x - 1, i64::MAX - x + 1, i64::MIN + x - 1]);
+        }
+        let mut checked = 0;
+        for &d in &deltas {
+            // Every 9-byte ZigZag delta lies in the range too.
+            assert!(ZIGZAG9_RANGE.contains(&d), "{d}");
+            for &prev in &prevs {
+                if prev.checked_add(d).is_none() {
+                    assert!(
+                        !ZIGZAG9_RANGE.contains(&prev.wrapping_add(d)),
+                        "{prev} + {d}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked} overflowing sums");
+    }
 }
