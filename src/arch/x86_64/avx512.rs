@@ -839,7 +839,8 @@ unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
     let mut q = p;
     let mut carry = 0u64;
     let mut o = out;
-    let out_end = out.wrapping_add(room);
+    // Slots left at `o`.
+    let mut left = room;
     while q <= last {
         // SAFETY: `q + 128 <= p + avail` (loop condition).
         let hi = unsafe { _mm512_loadu_si512(q.add(64).cast()) };
@@ -859,10 +860,9 @@ unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
         let non_canonical = CANONICAL
             && (zero_lo & ((cont_lo << 1) | carry) | zero_hi & ((cont_hi << 1) | (cont_lo >> 63)))
                 != 0;
-        // Slots left (`o` moves from `out` by the counts written, within `room`).
-        let left = (out_end.addr() - o.addr()) / size_of::<i64>();
         let prev = _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv));
-        if non_canonical || chunk.count == 0 || chunk.count > left || d.stop(&chunk, prev) {
+        // `count == 0` or `count > left` in one compare.
+        if non_canonical || chunk.count.wrapping_sub(1) >= left || d.stop(&chunk, prev) {
             break;
         }
         // SAFETY: `count <= left` slots at `o` are writable; features (caller).
@@ -871,6 +871,7 @@ unsafe fn stream<D: ChunkDecoder, const CANONICAL: bool>(
         };
         // SAFETY: as above.
         o = unsafe { o.add(chunk.count) };
+        left -= chunk.count;
         prevv = run;
         carry = cont_lo >> 63;
         q = q.wrapping_add(64);
@@ -967,8 +968,10 @@ struct Wide9<const SIGNED: bool, const BOUNDED: bool> {
 impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOUNDED> {
     #[inline(always)]
     fn stop(&self, chunk: &Chunk, _prev: i64) -> bool {
+        // A chunk of 1..=3-byte varints has at least 20 starts (the rest of its 64 bytes
+        // after a varint carried in, 3 bytes each); only then are its runs looked at.
         let c = chunk.cont_lo;
-        c & (c >> 1) & (c >> 2) == 0
+        chunk.count >= 20 && c & (c >> 1) & (c >> 2) == 0
     }
 
     /// # Safety
