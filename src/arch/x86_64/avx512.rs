@@ -565,7 +565,7 @@ unsafe fn short9<const SIGNED: bool, const BOUNDED: bool>(
     // terminators end in the block, the last at `last`: `1 <= count <= 64`.
     let run = unsafe {
         let spread = load64(&LANE_OF_BYTE);
-        k.store::<SIGNED, BOUNDED>(&window, spread, count, _mm512_set1_epi64(prev), out)?
+        k.store::<SIGNED, BOUNDED, true>(&window, spread, count, _mm512_set1_epi64(prev), out)?
     };
     Some(_mm_cvtsi128_si64(_mm512_castsi512_si128(run)))
 }
@@ -607,13 +607,14 @@ impl Group9 {
     /// Decodes the window's `count` varints (`1 <= count <= 64`) 8 at a time from `prevv`
     /// into `out`, storing each group once it passed [`Group9::decode`]; returns the last
     /// value (all lanes), or `None` at the first group that failed. `spread` is
-    /// [`LANE_OF_BYTE`].
+    /// [`LANE_OF_BYTE`]; `LONG`: whether a varint longer than 9 bytes can be in the window
+    /// (see [`Group9::decode`]).
     ///
     /// # Safety
     /// `out..out + count` writable; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
     #[inline]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
-    unsafe fn store<const SIGNED: bool, const BOUNDED: bool>(
+    unsafe fn store<const SIGNED: bool, const BOUNDED: bool, const LONG: bool>(
         &self,
         w: &Window9,
         spread: __m512i,
@@ -628,7 +629,7 @@ impl Group9 {
         let mut slot = out;
         loop {
             let lane_mask = live as u8;
-            let (v, total) = self.decode::<SIGNED, BOUNDED>(w, pick, lane_mask, run)?;
+            let (v, total) = self.decode::<SIGNED, BOUNDED, LONG>(w, pick, lane_mask, run)?;
             // SAFETY: the lanes of `lane_mask` lie below `out + count`: writable (caller).
             unsafe { _mm512_mask_storeu_epi64(slot.cast(), lane_mask, v) };
             run = total;
@@ -667,11 +668,12 @@ impl Group9 {
     /// holds the index into `w.starts` of lane `j`'s varint; lanes outside `lane_mask` take
     /// no part. Returns the running values (from `prevv`, all lanes equal) and the running
     /// value after the group in all lanes, or `None` when a lane's varint is longer than 9
-    /// bytes, or its value overflows (leaves [`ZIGZAG9_RANGE`] when `SIGNED`) or (`BOUNDED`)
-    /// falls outside `[min, max]`.
+    /// bytes (looked for only when `LONG`; otherwise the caller rules them out), or its value
+    /// overflows (leaves [`ZIGZAG9_RANGE`] when `SIGNED`) or (`BOUNDED`) falls outside
+    /// `[min, max]`.
     #[inline]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
-    fn decode<const SIGNED: bool, const BOUNDED: bool>(
+    fn decode<const SIGNED: bool, const BOUNDED: bool, const LONG: bool>(
         &self,
         w: &Window9,
         pick: __m512i,
@@ -698,7 +700,7 @@ impl Group9 {
         let idx9 = _mm512_add_epi8(first, self.ninth_step);
         let ninth = _mm512_maskz_permutex2var_epi8(0x8080_8080_8080_8080, lo, idx9, hi);
         let nine = _mm512_cmpeq_epi64_mask(cont, self.top_bits);
-        if _mm512_mask_test_epi64_mask(nine & lane_mask, ninth, self.sign_bit) != 0 {
+        if LONG && _mm512_mask_test_epi64_mask(nine & lane_mask, ninth, self.sign_bit) != 0 {
             return None;
         }
         let high = _mm512_maskz_and_epi64(nine, ninth, self.ninth_bits);
@@ -958,7 +960,9 @@ impl<const SIGNED: bool, const BOUNDED: bool> Wide3<SIGNED, BOUNDED> {
 /// [`stream`] for varints of 1..=9 bytes: the starts are compressed once per chunk (a varint
 /// carried in is skipped) and feed [`Group9::decode`] with the bytes as read, as in [`short9`]
 /// (the last varint may run into the next chunk: `Group9::decode` reads its bytes there).
-/// The loop stops before a chunk of 1..=3-byte varints (for [`Wide3`]).
+/// The loop stops before a chunk where a varint of 10 bytes or more starts (looked for in the
+/// continuation masks, so the group decoder need not check lengths), and before a chunk of
+/// 1..=3-byte varints (for [`Wide3`]).
 struct Wide9<const SIGNED: bool, const BOUNDED: bool> {
     k: Group9,
     lanes: __m512i,
@@ -968,10 +972,16 @@ struct Wide9<const SIGNED: bool, const BOUNDED: bool> {
 impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOUNDED> {
     #[inline(always)]
     fn stop(&self, chunk: &Chunk, _prev: i64) -> bool {
+        // A varint of 10 bytes or more starting in this chunk: 9 continuation bytes in a row
+        // from one of its first 64 bytes.
+        let y = u128::from(chunk.cont_lo) | (u128::from(chunk.cont_hi) << 64);
+        let a = y & (y >> 1);
+        let b = a & (a >> 2);
+        let long = (b & (b >> 4) & (y >> 8)) as u64;
         // A chunk of 1..=3-byte varints has at least 20 starts (the rest of its 64 bytes
         // after a varint carried in, 3 bytes each); only then are its runs looked at.
         let c = chunk.cont_lo;
-        chunk.count >= 20 && c & (c >> 1) & (c >> 2) == 0
+        long != 0 || chunk.count >= 20 && c & (c >> 1) & (c >> 2) == 0
     }
 
     /// # Safety
@@ -987,7 +997,7 @@ impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOU
         // SAFETY: `out..out + count` writable (caller); `1 <= count <= 64` (`stream`).
         unsafe {
             self.k
-                .store::<SIGNED, BOUNDED>(&window, self.spread, c.count, prevv, out)
+                .store::<SIGNED, BOUNDED, false>(&window, self.spread, c.count, prevv, out)
         }
     }
 }
