@@ -8,7 +8,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use lakecore::arch::{kernels, scalar, Tier};
-use lakecore::codec::varint::{encode_u64, zigzag_encode, VarintFormat};
+use lakecore::codec::varint::{encode_u64, encoded_len, zigzag_encode, VarintFormat};
 
 #[path = "support/rng.rs"]
 mod rng;
@@ -424,6 +424,118 @@ fn varint_wide_runs_every_exit() {
 }
 
 /// The shift/mask gather used where PEXT is slow (AMD Zen 1/2) agrees with scalar too.
+/// Raw varints of 4..=9 bytes (ZigZag `+x, -x` pairs, so the running value comes back to
+/// where it started after each pair) filling exactly `len >= 4` bytes.
+fn long_pairs(rng: &mut Rng, len: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut pending: Option<u32> = None;
+    while out.len() < len {
+        let rem = len - out.len();
+        let n = if rem <= 9 {
+            rem
+        } else if rem < 13 {
+            4
+        } else {
+            4 + rng.below(6).min(rem as u64 - 13) as usize
+        };
+        // The partner of the previous value when it has the same length, else a fresh value.
+        let raw = match pending.take() {
+            Some(x) if encoded_len(u64::from(x) << 1) == n => (u64::from(x) << 1) - 1,
+            _ => {
+                let raw = raw_of_len(rng, n as u32) & !1;
+                pending = u32::try_from(raw >> 1).ok();
+                raw.max(2)
+            }
+        };
+        push(&mut out, raw);
+    }
+    out
+}
+
+/// The AVX-512 stream decoder finds varints of 10 bytes or more once per chunk, from the
+/// continuation masks, and checks ZigZag running values against `-2^62..2^62` instead of
+/// checking each sum for overflow. Deterministic cases for both: a long varint at every
+/// offset after several chunks of 4..=9-byte varints, and running values at the overflow
+/// edges, just inside them and crossing `±2^62`.
+#[test]
+fn varint_wide9_long_varints_and_range_edges() {
+    let mut rng = Rng::new(59);
+    let (shifts, leads) = if cfg!(miri) {
+        (0..2, 0..2)
+    } else {
+        (0..72, 0..12)
+    };
+    let (_, _, zfull) = full_bounds();
+    for long in [&[0x80u8; 9][..], &[0xffu8; 9][..]] {
+        for shift in shifts.clone() {
+            for format in [VarintFormat::SIDECAR, VarintFormat::U64] {
+                let mut bytes = long_pairs(&mut rng, 200 + shift);
+                bytes.extend_from_slice(long);
+                bytes.push(if long[0] == 0x80 { 0x01 } else { 0x02 });
+                bytes.extend(long_pairs(&mut rng, 300));
+                let what = || format!("long varint after {} bytes, {format:?}", 200 + shift);
+                check_varint(&bytes, format, 200, 0, 0, u64::MAX, 0, zfull, &what);
+            }
+        }
+    }
+    // (running value before the edge delta, the edge delta's raw varint)
+    let top = 1i64 << 62;
+    let edges = [
+        (i64::MIN, (1u64 << 63) - 1), // -2^62: overflows, wraps to exactly 2^62
+        (i64::MAX, (1u64 << 63) - 2), // 2^62 - 1: overflows, wraps to -2^62 - 2
+        (i64::MIN + top, (1u64 << 63) - 1), // reaches i64::MIN exactly
+        (i64::MAX - top + 1, (1u64 << 63) - 2), // reaches i64::MAX exactly
+        (top - 5, zigzag_encode(1 << 40)), // crosses 2^62 upwards
+        (-top + 5, zigzag_encode(-(1 << 40))), // crosses -2^62 downwards
+        (top - 1, zigzag_encode(1)),  // steps onto 2^62
+        (-top, zigzag_encode(-1)),    // steps below -2^62
+    ];
+    for (zprev, edge) in edges {
+        for lead in leads.clone() {
+            // `2 * lead` values that come back to `zprev`, the edge, then pairs again.
+            let mut bytes = Vec::new();
+            for _ in 0..lead {
+                let x = raw_of_len(&mut rng, 9) >> 1;
+                push(&mut bytes, x << 1);
+                push(&mut bytes, (x << 1) - 1);
+            }
+            push(&mut bytes, edge);
+            bytes.extend(long_pairs(&mut rng, 400));
+            for &offset in if cfg!(miri) {
+                &[0][..]
+            } else {
+                &[0, 7, 33][..]
+            } {
+                let buf = embed(&mut rng, &bytes, offset);
+                let body = &buf[offset..offset + bytes.len()];
+                let what = || format!("zprev {zprev}, edge raw {edge:#x} after {lead} pairs");
+                check_varint(
+                    body,
+                    VarintFormat::SIDECAR,
+                    90,
+                    0,
+                    0,
+                    u64::MAX,
+                    zprev,
+                    zfull,
+                    &what,
+                );
+                check_varint(
+                    body,
+                    VarintFormat::U64,
+                    90,
+                    0,
+                    0,
+                    u64::MAX,
+                    zprev,
+                    zfull,
+                    &what,
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn varint_without_pext() {
     kernels::override_pext(Some(false));

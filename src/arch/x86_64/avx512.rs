@@ -685,8 +685,8 @@ impl Group9 {
         // Every byte of qword `j` holds the first byte number of varint `8g + j`.
         let first = _mm512_permutexvar_epi8(pick, starts);
         // Bytes start..start + 8 in every qword (start <= 63: below 128), as read. The
-        // varint ends at the first byte with its top bit clear: `t - 1` (`t` = those top
-        // bits) keeps every bit below that one, so the bytes past the varint drop out with
+        // varint ends at the first byte with its top bit clear: `t - 1` (`t` = the top bits
+        // that are clear, `!raw & 0x80..80`) keeps every bit below the lowest of them, so the bytes past the varint drop out with
         // the top bits (table 0x80: `a & b & c`). No terminator (`t = 0`): all 8 bytes.
         // `t - 1` is taken as `(top_bits - 1) - cont`, one step after the `cont` bits.
         let idx = _mm512_add_epi8(first, self.step);
@@ -705,7 +705,7 @@ impl Group9 {
         }
         let high = _mm512_maskz_and_epi64(nine, ninth, self.ninth_bits);
         // Close the gaps pairwise: byte pairs into 14-bit words (`vpmaddubsw`: the 7-bit
-        // groups, top bits cleared by the caller, are non-negative `i8`, the factors 1 and 128
+        // groups, top bits cleared above, are non-negative `i8`, the factors 1 and 128
         // unsigned), word pairs into 28-bit dwords (`vpmaddwd`, factors 1 and 2^14), then the
         // high dword moves down 4 bits with a bit select (table 0xAC: `m ? x : shifted`; the
         // shifts bring in zeros).
@@ -978,8 +978,8 @@ impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOU
         let a = y & (y >> 1);
         let b = a & (a >> 2);
         let long = (b & (b >> 4) & (y >> 8)) as u64;
-        // A chunk of 1..=3-byte varints has at least 20 starts (the rest of its 64 bytes
-        // after a varint carried in, 3 bytes each); only then are its runs looked at.
+        // A chunk of 1..=3-byte varints has at least 21 starts (the rest of its 64 bytes
+        // after a varint carried in, 3 bytes each): the count only spares the run test.
         let c = chunk.cont_lo;
         long != 0 || chunk.count >= 20 && c & (c >> 1) & (c >> 2) == 0
     }

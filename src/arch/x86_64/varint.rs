@@ -138,7 +138,9 @@ pub(super) trait Block {
     /// values to `out..out + count`; returns the last one. Returns `None` (values may have been
     /// written, to be overwritten by the caller's exact path) when a running value overflows
     /// or falls outside `[min, max]`, when a varint is longer than 9 bytes
-    /// ([`Block::SHORT_REJECTS_LONG`]), or when the tier has no such path.
+    /// ([`Block::SHORT_REJECTS_LONG`]), or when the tier has no such path. A tier may also
+    /// return `None` for valid blocks it does not take (the AVX-512 ZigZag decoder for running
+    /// values outside `-2^62..2^62`, where it cannot rule out an overflow cheaply).
     ///
     /// # Safety
     /// `p..p + 128` readable; `out..out + count` writable; the varints are as described
@@ -184,8 +186,9 @@ pub(super) trait Block {
     /// Decodes whole 64-byte chunks at fixed strides from `p` (a varint boundary; `cont` is
     /// the continuation mask of its first 64 bytes) while every check passes: each chunk's
     /// varints (those starting in it, ending up to 8 bytes into the next) are 1..=9 bytes,
-    /// canonical when `canonical`, and their running values in `[min, max]` without overflow.
-    /// A tier may run separate loops for short and long varints, each ending the run at a
+    /// canonical when `canonical`, and their running values in `[min, max]` without overflow
+    /// (a tier may stop earlier: the AVX-512 ZigZag loop at running values outside
+    /// `-2^62..2^62`). A tier may run separate loops for short and long varints, each ending the run at a
     /// chunk that suits the other. Returns `(bytes, values, last value)`: the bytes consumed
     /// up to the varint boundary where it stopped, the values of the varints before it
     /// (written to `out`), and the last one (`prev` when none); `(0, 0, prev)` when the first
