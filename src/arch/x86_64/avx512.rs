@@ -686,8 +686,9 @@ impl Group9 {
         let first = _mm512_permutexvar_epi8(pick, starts);
         // Bytes start..start + 8 in every qword (start <= 63: below 128), as read. The
         // varint ends at the first byte with its top bit clear: `t - 1` (`t` = the top bits
-        // that are clear, `!raw & 0x80..80`) keeps every bit below the lowest of them, so the bytes past the varint drop out with
-        // the top bits (table 0x80: `a & b & c`). No terminator (`t = 0`): all 8 bytes.
+        // that are clear, `!raw & 0x80..80`) keeps every bit below the lowest of them, so the
+        // bytes past the varint drop out with the top bits (table 0x80: `a & b & c`). No
+        // terminator (`t = 0`): all 8 bytes.
         // `t - 1` is taken as `(top_bits - 1) - cont`, one step after the `cont` bits.
         let idx = _mm512_add_epi8(first, self.step);
         let raw = _mm512_permutex2var_epi8(lo, idx, hi);
@@ -980,8 +981,7 @@ impl<const SIGNED: bool, const BOUNDED: bool> ChunkDecoder for Wide9<SIGNED, BOU
         let long = (b & (b >> 4) & (y >> 8)) as u64;
         // A chunk of 1..=3-byte varints has at least 21 starts (the rest of its 64 bytes
         // after a varint carried in, 3 bytes each): the count only spares the run test.
-        let c = chunk.cont_lo;
-        long != 0 || chunk.count >= 20 && c & (c >> 1) & (c >> 2) == 0
+        long != 0 || chunk.count >= 20 && fits_short3(chunk.cont_lo, 63)
     }
 
     /// # Safety
@@ -1479,6 +1479,7 @@ pub(crate) unsafe fn merge_layer(
 mod tests {
     extern crate std;
     use super::ZIGZAG9_RANGE;
+    use crate::arch::scalar::zigzag_decode;
     use std::vec;
 
     /// The claim behind [`ZIGZAG9_RANGE`]: adding a 9-byte ZigZag delta to any `i64` either
@@ -1487,8 +1488,7 @@ mod tests {
     #[test]
     fn zigzag9_overflow_always_leaves_the_range() {
         let max_raw = (1u64 << 63) - 1; // the largest 9-byte varint
-        let unzig = |raw: u64| ((raw >> 1) as i64) ^ -((raw & 1) as i64);
-        let mut deltas = vec![unzig(max_raw), unzig(max_raw - 1), 0, 1, -1];
+        let mut deltas = vec![zigzag_decode(max_raw), zigzag_decode(max_raw - 1), 0, 1, -1];
         let mut prevs = vec![
             i64::MIN,
             i64::MAX,
