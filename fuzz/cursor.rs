@@ -3,8 +3,8 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use bolero::check;
-use lakecore::bytes::Cursor;
 use lakecore::codec::varint::VarintFormat;
+use lakecore::cursor::Cursor;
 use lakecore::ErrorKind;
 
 #[test]

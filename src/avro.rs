@@ -26,8 +26,8 @@
 //! # Ok::<(), lakecore::Error>(())
 //! ```
 
-use crate::bytes::Cursor;
 use crate::codec::varint::{zigzag_decode, VarintFormat};
+use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// The object-container magic.

@@ -10,11 +10,11 @@
 //! file I/O, `simd` (default) the SIMD kernels, `parquet` the standard-Parquet-to-modular-footer
 //! converter (read with the `parquet` crate), `cli` the `lakecore` tool.
 //!
-//! Layers, top to bottom: [`error`] and [`bytes`] (errors, the checked cursor), [`codec`]
-//! (varints, bit packing, checksums, Thrift), [`arch`] (CPU-specific kernels and their dispatch);
-//! then the formats: [`sidecar`] (Paimon manifest sidecars) over [`avro`] (object-container
-//! framing), [`blob`] (Paimon BLOB files), [`footer`] (Parquet modular footers), and `io`
-//! (feature `std`: mapping, span reads, caches).
+//! Layers, bottom to top: [`error`] and [`arch`] (CPU-specific kernels and their dispatch;
+//! it knows slices and integers only); [`cursor`] (the checked cursor) and [`codec`] (varints,
+//! bit packing, checksums, Thrift, Avro framing); the formats, which never import each other:
+//! [`sidecar`] (Paimon manifest sidecars), [`blob`] (Paimon BLOB files), [`footer`] (Parquet
+//! modular footers); and `io` (feature `std`: mapping, span reads, caches).
 //!
 //! ```
 //! use lakecore::codec::varint::{ZigZagDeltaIter, VarintFormat};
@@ -49,8 +49,8 @@ extern crate std;
 pub mod arch;
 pub mod avro;
 pub mod blob;
-pub mod bytes;
 pub mod codec;
+pub mod cursor;
 pub mod error;
 pub mod footer;
 #[cfg(feature = "std")]

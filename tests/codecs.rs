@@ -3,10 +3,10 @@
 
 mod oracle;
 
-use lakecore::bytes::Cursor;
 use lakecore::codec::bitpack::{self, BitPackWriter, BitPacked};
 use lakecore::codec::checksum::{crc32, sha256, Crc32, Sha256};
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
+use lakecore::cursor::Cursor;
 use lakecore::{Error, ErrorKind};
 use oracle::Rng;
 

@@ -7,10 +7,10 @@
     clippy::indexing_slicing
 )]
 
-use lakecore::bytes::Cursor;
 use lakecore::codec::bitpack::{self, BitPacked};
 use lakecore::codec::checksum::{crc32, sha256};
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
+use lakecore::cursor::Cursor;
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;
 

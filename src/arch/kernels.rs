@@ -27,7 +27,7 @@
 //! ```
 
 use super::{scalar, Tier};
-use crate::codec::varint::VarintFormat;
+use crate::arch::wire::VarintFormat;
 use crate::error::Result;
 
 #[cfg(all(

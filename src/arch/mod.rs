@@ -10,9 +10,13 @@
 //! 4. scalar.
 //!
 //! Short inputs go straight to scalar: a SIMD kernel pays off only past a few dozen bytes.
-//! This module may not know any file format; the codecs call it with plain slices.
+//! This is the bottom layer: it uses only [`crate::error`] and knows slices and integers, no
+//! codec or format. The codecs call it with plain slices (the BLOB merge kernels, masked
+//! prefix sums over `i64` slots, are reached through [`crate::codec::slots`]).
 
 #![allow(unsafe_code)]
+
+pub(crate) mod wire;
 
 #[cfg(feature = "expose-kernels")]
 pub mod fields;
@@ -48,7 +52,7 @@ mod aarch64;
 ))]
 mod unpack;
 
-use crate::codec::varint::VarintFormat;
+use crate::arch::wire::VarintFormat;
 use crate::error::Result;
 use core::sync::atomic::{AtomicU8, Ordering};
 

@@ -7,7 +7,7 @@
 //!
 //! Error offsets are relative to the `bytes` argument; callers shift them to file offsets.
 
-use crate::codec::varint::VarintFormat;
+use crate::arch::wire::VarintFormat;
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// Decodes one unsigned LEB128 varint at the start of `bytes` under `format`.

@@ -56,7 +56,7 @@ impl<'a> BlobDescriptor<'a> {
     /// [`ErrorKind::InvalidValue`] at the first byte of invalid UTF-8 or at a negative offset
     /// or length, [`ErrorKind::TrailingBytes`].
     pub fn decode(bytes: &'a [u8]) -> Result<Self> {
-        let mut c = crate::bytes::Cursor::new(bytes);
+        let mut c = crate::cursor::Cursor::new(bytes);
         let version = c.u8()?;
         if version != 1 && version != 2 {
             return Err(Error::new(ErrorKind::UnsupportedVersion, 0));

@@ -89,7 +89,7 @@ impl<'a> BlobFile<'a> {
             .ok_or(Error::new(ErrorKind::InvalidLength, off(footer_at)))?;
         let index = bytes.get(index_start..footer_at).unwrap_or_default();
         let origin = off(index_start);
-        let rows = index::count(index);
+        let rows = crate::codec::varint::count_terminators(index);
         if expected.row_count.is_some_and(|r| r != rows) {
             return Err(Error::new(ErrorKind::Mismatch, origin));
         }
@@ -382,7 +382,7 @@ impl<'a> RowCursor<'a> {
         let n = self.lengths.take_into(scratch);
         self.row += off(n);
         // A validated index's real lengths sum to at most the file size: nothing wraps.
-        let step = crate::arch::merge_layer(
+        let step = crate::codec::slots::merge_layer(
             scratch.get(..n)?,
             self.record,
             tag,

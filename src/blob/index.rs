@@ -42,30 +42,6 @@ pub(crate) struct Scan {
     pub placeholders: u64,
 }
 
-/// Counts the entries of `index`: every varint ends in exactly one byte below `0x80`, so for
-/// a well-formed stream this is the number of such bytes (a branch-free, vectorisable pass).
-/// Malformed varints are reported by [`scan`], which decodes exactly this many entries and
-/// then requires the stream to end.
-pub(crate) fn count(index: &[u8]) -> u64 {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const PAIRS: u64 = 0x00ff_00ff_00ff_00ff;
-    // Eight bytes per word: `!w >> 7 & LOW` has a 1 in each byte lane whose byte is below
-    // 0x80. Lanes are summed over at most 255 words (no lane overflows), then folded.
-    let mut total = 0u64;
-    for block in index.chunks(8 * 255) {
-        let mut words = block.chunks_exact(8);
-        let mut lanes = 0u64;
-        for w in &mut words {
-            let w = <[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes);
-            lanes += (!w >> 7) & LOW;
-        }
-        let pairs = (lanes & PAIRS) + ((lanes >> 8) & PAIRS);
-        total += pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48;
-        total += off(words.remainder().iter().filter(|&&b| b < 0x80).count());
-    }
-    total
-}
-
 /// Decodes `count` entries of `index` (at absolute `origin`), checking each against `rules`
 /// and that the running sum of real lengths never exceeds `limit`.
 ///
@@ -117,7 +93,7 @@ pub(crate) fn scan(
     Ok(scan)
 }
 
-/// Checks one chunk through the dispatched [`check_lengths`](crate::arch::scalar::check_lengths)
+/// Checks one chunk through the dispatched [`check_lengths`](crate::codec::slots::check_lengths)
 /// kernel (adds, shifts and bitwise operations only, vectorised per tier): whether an entry
 /// breaks the rules or is at least 2^52 - 2 (above any fast-path limit, which is below
 /// 2^51), the sum of the real lengths, NULL and placeholder counts.
@@ -129,7 +105,7 @@ pub(crate) fn scan(
 #[inline]
 fn check_chunk(chunk: &[i64], rules: Rules) -> (bool, u64, u64, u64) {
     let floor = if rules.placeholder { 2 } else { 1 };
-    let c = crate::arch::check_lengths(chunk, rules.min_real, floor);
+    let c = crate::codec::slots::check_lengths(chunk, rules.min_real, floor);
     let bad = c.flags >> 52 != 0;
     // real - total = nulls + 2 * placeholders; negatives = nulls + placeholders.
     let weighted = c.real.wrapping_sub(c.total);
@@ -266,25 +242,6 @@ mod tests {
         min_real: 16,
         placeholder: true,
     };
-
-    /// The word-wise terminator count against a per-byte count, across block boundaries.
-    #[test]
-    fn count_matches_bytes() {
-        let mut x = 7u64;
-        let bytes: [u8; 5000] = core::array::from_fn(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        });
-        for len in [0, 1, 7, 8, 9, 2039, 2040, 2041, 4081, 5000] {
-            let b = &bytes[..len];
-            let naive = b.iter().filter(|&&v| v < 0x80).count() as u64;
-            assert_eq!(count(b), naive, "{len}");
-            assert_eq!(count(&[0u8; 5000][..len]), len as u64);
-            assert_eq!(count(&[0x80u8; 5000][..len]), 0);
-        }
-    }
 
     /// The branch-free chunk check against a per-entry naive model.
     #[test]

@@ -26,7 +26,7 @@ fn head(payload: &[u8], origin: u64, magic: [u8; 4], min_len: usize) -> Result<u
             origin.saturating_add(off(payload.len())),
         ));
     }
-    let mut c = crate::bytes::Cursor::with_origin(payload, origin);
+    let mut c = crate::cursor::Cursor::with_origin(payload, origin);
     if c.array::<4>()? != &magic {
         return Err(Error::new(ErrorKind::BadMagic, origin));
     }
@@ -53,7 +53,7 @@ fn len_at(payload: &[u8], origin: u64, at: usize) -> Result<usize> {
 /// Checks an index holds exactly `count` entries ([`ErrorKind::Mismatch`] at its start),
 /// each `-1` or `>= 0`, summing to at most `limit`; returns the sum.
 fn check_index(index: &[u8], origin: u64, count: u32, limit: u64) -> Result<u64> {
-    let n = index::count(index);
+    let n = crate::codec::varint::count_terminators(index);
     if n != u64::from(count) {
         return Err(Error::new(ErrorKind::Mismatch, origin));
     }

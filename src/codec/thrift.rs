@@ -36,8 +36,8 @@
 //! assert_eq!(name, Some(&b"ab"[..]));
 //! ```
 
-use crate::bytes::Cursor;
 use crate::codec::varint::VarintFormat;
+use crate::cursor::Cursor;
 use crate::error::{Error, ErrorKind, Result};
 
 /// The default container nesting limit.

@@ -29,58 +29,7 @@ use crate::error::{off, Error, ErrorKind, Result};
 use core::marker::PhantomData;
 
 pub use crate::arch::scalar::{zigzag_decode, zigzag_encode};
-
-/// How long a varint may be and whether its shortest form is required.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct VarintFormat {
-    max_len: u8,
-    canonical: bool,
-}
-
-impl VarintFormat {
-    /// Sidecar varints: 1..=9 bytes (values `0..=i64::MAX`), shortest form only.
-    pub const SIDECAR: VarintFormat = VarintFormat {
-        max_len: 9,
-        canonical: true,
-    };
-    /// Full `u64` varints: 1..=10 bytes, shortest form only.
-    pub const U64: VarintFormat = VarintFormat {
-        max_len: 10,
-        canonical: true,
-    };
-    /// Full `u64` varints: 1..=10 bytes, non-shortest forms accepted.
-    pub const U64_LENIENT: VarintFormat = VarintFormat {
-        max_len: 10,
-        canonical: false,
-    };
-
-    /// A format with at most `max_len` bytes (1..=10) per varint; `None` outside that range.
-    pub const fn new(max_len: u8, canonical: bool) -> Option<VarintFormat> {
-        if max_len >= 1 && max_len <= MAX_VARINT_LEN as u8 {
-            Some(VarintFormat { max_len, canonical })
-        } else {
-            None
-        }
-    }
-
-    /// The longest varint this format accepts, in bytes.
-    pub const fn max_len(self) -> u8 {
-        self.max_len
-    }
-
-    /// Whether non-shortest encodings are rejected.
-    pub const fn is_canonical(self) -> bool {
-        self.canonical
-    }
-
-    /// The largest value this format can carry (`2^(7 * max_len) - 1`, or `u64::MAX`).
-    pub const fn max_value(self) -> u64 {
-        arch::scalar::low_mask(7 * self.max_len as u32)
-    }
-}
-
-/// The longest LEB128 encoding of a `u64`.
-pub const MAX_VARINT_LEN: usize = 10;
+pub use crate::arch::wire::{VarintFormat, MAX_VARINT_LEN};
 
 /// The encoded length of `value` in bytes (1..=10).
 #[inline]
@@ -506,3 +455,238 @@ impl<M: DeltaMode> Iterator for DeltaIter<'_, M> {
 }
 
 impl<M: DeltaMode> core::iter::FusedIterator for DeltaIter<'_, M> {}
+
+// Word-at-a-time (SWAR) helpers for framing and short varints. Each reads eight bytes a step
+// with no branch per byte; the checked decoders above stay the reference for every error.
+
+/// The number of bytes below `0x80` in `bytes`: for a well-formed stream, the number of
+/// varints (each ends in exactly one such byte). Malformed varints are the caller's to find
+/// by decoding that many entries and requiring the stream to end.
+///
+/// ```
+/// use lakecore::codec::varint::count_terminators;
+/// // 1, 300, 2: three varints in four bytes.
+/// assert_eq!(count_terminators(&[0x01, 0xac, 0x02, 0x02]), 3);
+/// ```
+pub fn count_terminators(bytes: &[u8]) -> u64 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const PAIRS: u64 = 0x00ff_00ff_00ff_00ff;
+    // Eight bytes per word: `!w >> 7 & LOW` has a 1 in each byte lane whose byte is below
+    // 0x80. Lanes are summed over at most 255 words (no lane overflows), then folded.
+    let mut total = 0u64;
+    for block in bytes.chunks(8 * 255) {
+        let mut words = block.chunks_exact(8);
+        let mut lanes = 0u64;
+        for w in &mut words {
+            let w = <[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes);
+            lanes += (!w >> 7) & LOW;
+        }
+        let pairs = (lanes & PAIRS) + ((lanes >> 8) & PAIRS);
+        total += pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48;
+        total += off(words.remainder().iter().filter(|&&b| b < 0x80).count());
+    }
+    total
+}
+
+/// The length of the first `count` varints of `bytes` (through the `count`-th terminator,
+/// a byte with its high bit clear), or `None` when `bytes` holds fewer terminators. Framing
+/// only: the varints are not decoded. One multiply per word gives the per-byte prefix counts
+/// of its terminators; the top byte is the word's total and the rest locate the last one.
+///
+/// ```
+/// use lakecore::codec::varint::nth_end;
+/// let bytes = [0x01, 0xac, 0x02, 0x02];
+/// assert_eq!(nth_end(&bytes, 2), Some(3));
+/// assert_eq!(nth_end(&bytes, 4), None);
+/// ```
+#[inline(always)]
+pub fn nth_end(bytes: &[u8], count: u64) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if count == 0 {
+        return Some(0);
+    }
+    let mut left = count;
+    let mut words = bytes.chunks_exact(8);
+    let mut done = 0usize;
+    for chunk in words.by_ref() {
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        // Byte i of `stops` is 1 when byte i ends a varint. Byte i of `prefix` counts the
+        // terminators in bytes 0..=i (at most 8), so its top byte is the word's count: one
+        // multiply (`count_ones` is a dozen instructions on x86-64 builds without `popcnt`).
+        let stops = (!word & HIGH) >> 7;
+        let prefix = stops.wrapping_mul(0x0101_0101_0101_0101);
+        let here = prefix >> 56;
+        if here >= left {
+            // Adding 0x80 - left sets a byte's high bit exactly when its count reaches `left`.
+            let reached =
+                prefix.wrapping_add((0x80 - left).wrapping_mul(0x0101_0101_0101_0101)) & HIGH;
+            let last = usize::try_from(reached.trailing_zeros() / 8).ok()?;
+            return Some(done + last + 1);
+        }
+        left -= here;
+        done += 8;
+    }
+    for (i, &b) in words.remainder().iter().enumerate() {
+        if b & 0x80 == 0 {
+            left -= 1;
+            if left == 0 {
+                return Some(done + i + 1);
+            }
+        }
+    }
+    None
+}
+
+/// The canonical varint of 1..=8 bytes at the start of `bytes` and its length, decoded from
+/// one 8-byte load; `None` when fewer than 8 bytes are readable or the varint is longer or
+/// not in shortest form (the checked [`decode_u64`] handles, and reports, those cases).
+///
+/// ```
+/// use lakecore::codec::varint::decode_short;
+/// assert_eq!(decode_short(&[0xac, 0x02, 0, 0, 0, 0, 0, 0]), Some((300, 2)));
+/// assert_eq!(decode_short(&[0xac, 0x02]), None); // fewer than 8 bytes readable
+/// ```
+#[inline(always)]
+pub fn decode_short(bytes: &[u8]) -> Option<(u64, usize)> {
+    let word = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
+    let stops = !word & 0x8080_8080_8080_8080;
+    if stops == 0 {
+        return None;
+    }
+    let t = stops.trailing_zeros(); // the stop byte's high bit: 7, 15, ..., 63
+    let len = t / 8 + 1;
+    let x = if t >= 63 {
+        word
+    } else {
+        word & ((1u64 << (t + 1)) - 1)
+    };
+    if len > 1 && (x >> (8 * (len - 1))) & 0x7f == 0 {
+        return None; // non-canonical: let the checked path report it
+    }
+    // Drop the continuation bits, then close the gaps in three rounds: 7-bit groups
+    // into 14-bit pairs, pairs into 28-bit quads, quads into the 56-bit value.
+    let x = x & 0x7f7f_7f7f_7f7f_7f7f;
+    let x = (x & 0x007f_007f_007f_007f) | ((x >> 1) & 0x3f80_3f80_3f80_3f80);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x >> 2) & 0x0fff_c000_0fff_c000);
+    let v = (x & 0x0000_0000_0fff_ffff) | ((x >> 4) & 0x00ff_ffff_f000_0000);
+    Some((v, usize::try_from(len).ok()?))
+}
+
+/// The short varint ([`decode_short`]; a one-byte varint needs only one readable byte) at
+/// `bytes[p..]` when it ends by `limit`: its value and the position after it.
+///
+/// ```
+/// use lakecore::codec::varint::decode_short_within;
+/// assert_eq!(decode_short_within(&[9, 0x05], 1, 2), Some((5, 2)));
+/// assert_eq!(decode_short_within(&[9, 0x05], 1, 1), None); // ends past the limit
+/// ```
+#[inline(always)]
+pub fn decode_short_within(bytes: &[u8], p: usize, limit: usize) -> Option<(u64, usize)> {
+    let rest = bytes.get(p..)?;
+    // One-byte varints (most counts and lengths) skip the 8-byte decode.
+    let (v, len) = match rest.first() {
+        Some(&b) if b < 0x80 => (u64::from(b), 1),
+        _ => decode_short(rest)?,
+    };
+    let q = p + len;
+    (q <= limit).then_some((v, q))
+}
+
+#[cfg(test)]
+mod swar_tests {
+    use super::*;
+
+    /// A xorshift64 step.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    /// The word-wise terminator count against a per-byte count, across block boundaries.
+    #[test]
+    fn count_terminators_matches_bytes() {
+        let mut x = 7u64;
+        let bytes: [u8; 5000] = core::array::from_fn(|_| next(&mut x) as u8);
+        for len in [0, 1, 7, 8, 9, 2039, 2040, 2041, 4081, 5000] {
+            let b = &bytes[..len];
+            let naive = b.iter().filter(|&&v| v < 0x80).count() as u64;
+            assert_eq!(count_terminators(b), naive, "{len}");
+            assert_eq!(count_terminators(&[0u8; 5000][..len]), len as u64);
+            assert_eq!(count_terminators(&[0x80u8; 5000][..len]), 0);
+        }
+    }
+
+    /// The byte-at-a-time definition `nth_end` must agree with.
+    fn naive_end(bytes: &[u8], count: u64) -> Option<usize> {
+        let mut seen = 0u64;
+        for (i, &b) in bytes.iter().enumerate() {
+            if seen == count {
+                return Some(i);
+            }
+            if b & 0x80 == 0 {
+                seen += 1;
+            }
+        }
+        (seen == count).then_some(bytes.len())
+    }
+
+    #[test]
+    fn nth_end_matches_the_byte_loop() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..=40usize {
+            for round in 0..200 {
+                // Mostly continuation bytes in some rounds, mostly terminators in others.
+                let bias = round % 4;
+                let mut buf = [0u8; 40];
+                for b in buf.iter_mut().take(len) {
+                    next(&mut state);
+                    let byte = (state >> 24) as u8;
+                    let stop = bias != 0 && (state >> 40) % 4 < bias;
+                    *b = if stop { byte & 0x7f } else { byte | 0x80 };
+                }
+                let bytes = &buf[..len];
+                for count in 0..=(len as u64 + 2) {
+                    assert_eq!(
+                        nth_end(bytes, count),
+                        naive_end(bytes, count),
+                        "{bytes:02x?} {count}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// `decode_short` agrees with the checked decoder whenever it answers, and answers for
+    /// every canonical varint of 1..=8 bytes with 8 bytes readable.
+    #[test]
+    fn decode_short_matches_the_checked_decoder() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200_000 {
+            let r = next(&mut state);
+            let mut buf = [0u8; 12];
+            for (i, b) in buf.iter_mut().enumerate() {
+                let x = (next(&mut state) >> 8) as u8;
+                *b = if (i as u64) < r % 10 {
+                    x | 0x80
+                } else {
+                    x & 0x7f
+                };
+                if r.is_multiple_of(7) && (i as u64) == r % 10 {
+                    *b = 0; // a non-canonical ending now and then
+                }
+            }
+            let len = 1 + (r >> 40) as usize % 12;
+            let bytes = &buf[..len];
+            let checked = decode_u64(bytes, VarintFormat::U64);
+            match decode_short(bytes) {
+                Some(got) => assert_eq!(Ok(got), checked, "{bytes:02x?}"),
+                None => {
+                    let short_ok = matches!(checked, Ok((_, n)) if n <= 8);
+                    assert!(!(short_ok && len >= 8), "missed {bytes:02x?}");
+                }
+            }
+        }
+    }
+}

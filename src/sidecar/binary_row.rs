@@ -6,7 +6,7 @@
 //! Strings and binaries of at most 7 bytes live inline in their slot with `0x80 | len` in the
 //! slot's highest byte; longer ones store `offset << 32 | len`, offset from the row start.
 
-use crate::bytes::Cursor;
+use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// Size of the null-bit region plus the fixed slots for `arity` fields.

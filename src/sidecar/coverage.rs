@@ -6,8 +6,8 @@
 //! at the first hit.
 
 use super::{Fields, Layout, MAX_INT, MAX_LONG};
-use crate::bytes::Cursor;
-use crate::codec::varint::{DeltaIter, VarintFormat, ZigZagDeltaIter};
+use crate::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
+use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
 
 const FMT: VarintFormat = VarintFormat::SIDECAR;
@@ -22,49 +22,6 @@ fn lead_count(f: &mut Fields<'_>, max: u64, allow_zero: bool) -> Result<u64> {
         return Err(Error::new(ErrorKind::InvalidLength, at));
     }
     Ok(n)
-}
-
-/// The length of the first `count` varints of `bytes` (through the `count`-th terminator,
-/// a byte with its high bit clear), or `None` when `bytes` holds fewer terminators. Framing
-/// only: the varints are not decoded. Eight bytes a step, without a branch per byte: one
-/// multiply gives the per-byte prefix counts of a word's terminators, whose top byte is the
-/// word's total and which locate the last one in the word that holds it.
-#[inline(always)]
-pub(super) fn varints_end(bytes: &[u8], count: u64) -> Option<usize> {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    if count == 0 {
-        return Some(0);
-    }
-    let mut left = count;
-    let mut words = bytes.chunks_exact(8);
-    let mut done = 0usize;
-    for chunk in words.by_ref() {
-        let word = u64::from_le_bytes(chunk.try_into().ok()?);
-        // Byte i of `stops` is 1 when byte i ends a varint. Byte i of `prefix` counts the
-        // terminators in bytes 0..=i (at most 8), so its top byte is the word's count: one
-        // multiply (`count_ones` is a dozen instructions on x86-64 builds without `popcnt`).
-        let stops = (!word & HIGH) >> 7;
-        let prefix = stops.wrapping_mul(0x0101_0101_0101_0101);
-        let here = prefix >> 56;
-        if here >= left {
-            // Adding 0x80 - left sets a byte's high bit exactly when its count reaches `left`.
-            let reached =
-                prefix.wrapping_add((0x80 - left).wrapping_mul(0x0101_0101_0101_0101)) & HIGH;
-            let last = usize::try_from(reached.trailing_zeros() / 8).ok()?;
-            return Some(done + last + 1);
-        }
-        left -= here;
-        done += 8;
-    }
-    for (i, &b) in words.remainder().iter().enumerate() {
-        if b & 0x80 == 0 {
-            left -= 1;
-            if left == 0 {
-                return Some(done + i + 1);
-            }
-        }
-    }
-    None
 }
 
 /// Fused end-of-stream check shared by the iterators.
@@ -356,7 +313,7 @@ impl<'a> BucketPairs<'a> {
             }
             Layout::Compact => {
                 // Find the end of the bucket stream by its varint terminators (framing only).
-                let Some(len) = varints_end(f.cur.rest(), count) else {
+                let Some(len) = varint::nth_end(f.cur.rest(), count) else {
                     return Err(f.cur.error_at(ErrorKind::Truncated, payload.len()));
                 };
                 let buckets_bytes = f.cur.bytes(len)?;
@@ -476,50 +433,3 @@ impl Iterator for BucketPairs<'_> {
 }
 
 impl core::iter::FusedIterator for BucketPairs<'_> {}
-
-#[cfg(test)]
-mod tests {
-    use super::varints_end;
-
-    /// The byte-at-a-time definition `varints_end` must agree with.
-    fn naive(bytes: &[u8], count: u64) -> Option<usize> {
-        let mut seen = 0u64;
-        for (i, &b) in bytes.iter().enumerate() {
-            if seen == count {
-                return Some(i);
-            }
-            if b & 0x80 == 0 {
-                seen += 1;
-            }
-        }
-        (seen == count).then_some(bytes.len())
-    }
-
-    #[test]
-    fn varints_end_matches_the_byte_loop() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for len in 0..=40usize {
-            for round in 0..200 {
-                // Mostly continuation bytes in some rounds, mostly terminators in others.
-                let bias = round % 4;
-                let mut buf = [0u8; 40];
-                for b in buf.iter_mut().take(len) {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    let byte = (state >> 24) as u8;
-                    let stop = bias != 0 && (state >> 40) % 4 < bias;
-                    *b = if stop { byte & 0x7f } else { byte | 0x80 };
-                }
-                let bytes = &buf[..len];
-                for count in 0..=(len as u64 + 2) {
-                    assert_eq!(
-                        varints_end(bytes, count),
-                        naive(bytes, count),
-                        "{bytes:02x?} {count}"
-                    );
-                }
-            }
-        }
-    }
-}

@@ -46,9 +46,9 @@ pub use build::{BuildSettings, EntryCoverage, SidecarBuilder};
 pub use coverage::{BucketPairs, PartitionIds, RowIdIntervals};
 pub use select::{PartitionMask, Query, RowRanges, SelectedBlock, Selection};
 
-use crate::bytes::Cursor;
 use crate::codec::checksum;
-use crate::codec::varint::VarintFormat;
+use crate::codec::varint::{self, VarintFormat};
+use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// The four magic bytes at the start of every sidecar.
@@ -162,7 +162,7 @@ impl<'a> Fields<'a> {
     /// non-canonical, near the end) to the checked decoder, which also reports errors.
     #[inline(always)]
     fn short_varint(&mut self) -> Option<u64> {
-        let (v, len) = short_varint_at(self.cur.rest())?;
+        let (v, len) = varint::decode_short(self.cur.rest())?;
         self.cur.skip(len).ok()?;
         Some(v)
     }
@@ -178,54 +178,11 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// The canonical varint of 1..=8 bytes at the start of `bytes` and its length, decoded from
-/// one 8-byte load without a branch per byte; `None` when fewer than 8 bytes are readable or
-/// the varint is longer or not in shortest form (the checked decoder handles those cases).
-#[inline(always)]
-fn short_varint_at(bytes: &[u8]) -> Option<(u64, usize)> {
-    let word = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
-    let stops = !word & 0x8080_8080_8080_8080;
-    if stops == 0 {
-        return None;
-    }
-    let t = stops.trailing_zeros(); // the stop byte's high bit: 7, 15, ..., 63
-    let len = t / 8 + 1;
-    let x = if t >= 63 {
-        word
-    } else {
-        word & ((1u64 << (t + 1)) - 1)
-    };
-    if len > 1 && (x >> (8 * (len - 1))) & 0x7f == 0 {
-        return None; // non-canonical: let the checked path report it
-    }
-    // Drop the continuation bits, then close the gaps in three rounds: 7-bit groups
-    // into 14-bit pairs, pairs into 28-bit quads, quads into the 56-bit value.
-    let x = x & 0x7f7f_7f7f_7f7f_7f7f;
-    let x = (x & 0x007f_007f_007f_007f) | ((x >> 1) & 0x3f80_3f80_3f80_3f80);
-    let x = (x & 0x0000_3fff_0000_3fff) | ((x >> 2) & 0x0fff_c000_0fff_c000);
-    let v = (x & 0x0000_0000_0fff_ffff) | ((x >> 4) & 0x00ff_ffff_f000_0000);
-    Some((v, usize::try_from(len).ok()?))
-}
-
-/// The short varint ([`short_varint_at`]) at `bytes[p..]` when it ends by `limit`: its value
-/// and the position after it.
-#[inline(always)]
-fn varint_within(bytes: &[u8], p: usize, limit: usize) -> Option<(u64, usize)> {
-    let rest = bytes.get(p..)?;
-    // One-byte varints (most counts and lengths) skip the 8-byte decode.
-    let (v, len) = match rest.first() {
-        Some(&b) if b < 0x80 => (u64::from(b), 1),
-        _ => short_varint_at(rest)?,
-    };
-    let q = p + len;
-    (q <= limit).then_some((v, q))
-}
-
 /// A compact payload's `count` varint at `bytes[start..end]` (`1..=max`, `<= i32::MAX`, at
 /// most one byte a value left after it): the count and the position after it.
 #[inline(always)]
 fn lead_within(bytes: &[u8], start: usize, end: usize, max: u64) -> Option<(u64, usize)> {
-    let (n, q) = varint_within(bytes, start, end)?;
+    let (n, q) = varint::decode_short_within(bytes, start, end)?;
     (n != 0 && n <= max && n <= MAX_INT && n <= off(end - q)).then_some((n, q))
 }
 
@@ -1210,7 +1167,7 @@ impl<'a> BlockWalker<'a> {
     }
 
     /// Compact layout: the counterpart of [`fixed_block_fast`](Self::fixed_block_fast).
-    /// Varints are read by [`varint_within`] (one byte, or one 8-byte load), so a block is
+    /// Varints are read by [`varint::decode_short_within`] (one byte, or one 8-byte load), so a block is
     /// declined (and left to the checked path) when a varint is longer than 8 bytes, or is
     /// longer than one byte and starts within 8 bytes of the body's end, as well as when any
     /// check fails.
@@ -1231,7 +1188,7 @@ impl<'a> BlockWalker<'a> {
     fn compact_block_scan(&self) -> Option<(usize, u64, u64)> {
         let rest = self.f.cur.rest();
         let all = rest.len();
-        let varint = |p: usize, limit: usize| varint_within(rest, p, limit);
+        let varint = |p: usize, limit: usize| varint::decode_short_within(rest, p, limit);
         let (offset, p) = varint(0, all)?;
         let (length, p) = varint(p, all)?;
         let (record_count, mut p) = varint(p, all)?;
@@ -1290,7 +1247,7 @@ impl<'a> BlockWalker<'a> {
         if be == ENCODING_V1 {
             // Bucket stream, then a totals stream of the same count.
             let (n, q) = lead(bs, bend, record_count)?;
-            let len = coverage::varints_end(rest.get(q..bend)?, n)?;
+            let len = varint::nth_end(rest.get(q..bend)?, n)?;
             let (totals, _) = lead(q + len, bend, record_count)?;
             if totals != n {
                 return None;

@@ -10,7 +10,7 @@
 use super::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::arch::scalar;
 use crate::arch::unpack::{bit_range_fits, for_groups, lane1_base, U32X8, U32X8_SHIFT};
-use crate::codec::varint::VarintFormat;
+use crate::arch::wire::VarintFormat;
 use crate::error::Result;
 use core::arch::x86_64::*;
 

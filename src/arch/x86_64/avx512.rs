@@ -22,7 +22,7 @@ use crate::arch::scalar;
 use crate::arch::unpack::{
     bit_range_fits, for_groups, pair_fits, U32X16, U32X16_PAIRS, U32X16_SHIFT, U64X8, U64X8_SHIFT,
 };
-use crate::codec::varint::VarintFormat;
+use crate::arch::wire::VarintFormat;
 use crate::error::Result;
 use core::arch::x86_64::*;
 

@@ -23,7 +23,7 @@
 //! compiled with the tier's target features (it inlines into it).
 
 use crate::arch::scalar;
-use crate::codec::varint::VarintFormat;
+use crate::arch::wire::VarintFormat;
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// Bytes examined per block.

@@ -6,7 +6,7 @@
 //! happened and leaves the cursor where it was. The cursor knows no format.
 //!
 //! ```
-//! use lakecore::bytes::Cursor;
+//! use lakecore::cursor::Cursor;
 //! use lakecore::codec::varint::VarintFormat;
 //! use lakecore::ErrorKind;
 //! let data = [b'P', b'M', b'S', b'C', 0, 0, 0, 1, 0xac, 0x02];
@@ -54,7 +54,7 @@ impl<'a> Cursor<'a> {
     /// A cursor at the start of `bytes`, which begin at absolute offset `origin`.
     ///
     /// ```
-    /// use lakecore::bytes::Cursor;
+    /// use lakecore::cursor::Cursor;
     /// use lakecore::ErrorKind;
     /// // A window that starts at byte 1000 of a file reports file offsets.
     /// let mut c = Cursor::with_origin(&[0, 0, 0, 7, 0xff], 1000);
@@ -232,7 +232,7 @@ impl<'a> Cursor<'a> {
     /// first byte otherwise).
     ///
     /// ```
-    /// use lakecore::bytes::Cursor;
+    /// use lakecore::cursor::Cursor;
     /// use lakecore::ErrorKind;
     /// let mut c = Cursor::new(&[0, 0, 0, 5, 0xff, 0xff, 0xff, 0xff]);
     /// assert_eq!(c.len_i32_be()?, 5);
@@ -269,7 +269,7 @@ impl<'a> Cursor<'a> {
     /// first byte otherwise; the cursor does not advance).
     ///
     /// ```
-    /// use lakecore::bytes::Cursor;
+    /// use lakecore::cursor::Cursor;
     /// use lakecore::codec::varint::VarintFormat;
     /// use lakecore::ErrorKind;
     /// let mut c = Cursor::new(&[0xac, 0x02, 0x05]);
