@@ -12,7 +12,7 @@
 //! Short inputs go straight to scalar: a SIMD kernel pays off only past a few dozen bytes.
 //! This is the bottom layer: it uses only [`crate::error`] and knows slices and integers, no
 //! codec or format. The codecs call it with plain slices (the BLOB merge kernels, masked
-//! prefix sums over `i64` slots, are reached through [`crate::codec::slots`]).
+//! prefix sums over `i64` slots, are reached through `codec::slots`).
 
 #![allow(unsafe_code)]
 

@@ -1,6 +1,6 @@
 //! The wire vocabulary the kernels share with the codecs: how long a varint may be and
 //! whether its shortest form is required. It lives here, at the bottom, so that `arch` needs
-//! nothing from the layers above it; [`crate::codec::varint`] re-exports it.
+//! nothing from the layers above it; `codec::varint` re-exports it.
 
 /// How long a varint may be and whether its shortest form is required.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

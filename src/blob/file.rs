@@ -366,7 +366,7 @@ impl<'a> RowCursor<'a> {
     }
 
     /// Merges the next `scratch.len()` rows into a block of merge slots (see
-    /// [`merge_layer`](crate::arch::scalar::merge_layer)): their entries are decoded into
+    /// [`merge_layer`](crate::codec::slots::merge_layer)): their entries are decoded into
     /// `scratch`, and every unresolved slot takes its row's entry, record offset and `tag`.
     /// Returns whether a slot is still unresolved, or `None` (rows consumed) when fewer
     /// rows are left.
