@@ -1,9 +1,10 @@
 //! Bolero harnesses for the Avro container scanner and `build_from_manifest`: arbitrary bytes
 //! and mutated real Paimon manifests never panic.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
-#![cfg(feature = "std")]
+#![cfg(feature = "paimon")]
 
-use lakecore::avro::{build_from_manifest, Container};
+use lakecore::codec::avro::Container;
+use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{BuildSettings, Layout, Sidecar};
 
 fn scan(bytes: &[u8]) {

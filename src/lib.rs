@@ -7,14 +7,17 @@
 //! scan needs — without allocating on those paths.
 //!
 //! The core is `#![no_std]`; feature `alloc` adds builders and writers, `std` (default) adds
-//! file I/O, `simd` (default) the SIMD kernels, `parquet` the standard-Parquet-to-modular-footer
-//! converter (read with the `parquet` crate), `cli` the `lakecore` tool.
+//! file I/O (memory mapping, nothing else), `simd` (default) the SIMD kernels, `paimon` the
+//! Paimon manifests, tables and scan planner (Avro decoding, codecs, JSON), `parquet` the
+//! standard-Parquet-to-modular-footer converter (read with the `parquet` crate), `cli` the
+//! `lakecore` tool.
 //!
 //! Layers, bottom to top: [`error`] and [`arch`] (CPU-specific kernels and their dispatch;
 //! it knows slices and integers only); [`cursor`] (the checked cursor) and [`codec`] (varints,
 //! bit packing, checksums, Thrift, Avro framing); the formats, which never import each other:
 //! [`sidecar`] (Paimon manifest sidecars), [`blob`] (Paimon BLOB files), [`footer`] (Parquet
-//! modular footers); and `io` (feature `std`: mapping, span reads, caches).
+//! modular footers); `io` (feature `std`: mapping, span reads, caches); and `paimon`
+//! (feature `paimon`: manifests, tables, scan planning).
 //!
 //! ```
 //! use lakecore::codec::varint::{ZigZagDeltaIter, VarintFormat};
@@ -47,7 +50,6 @@ extern crate alloc;
 extern crate std;
 
 pub mod arch;
-pub mod avro;
 pub mod blob;
 pub mod codec;
 pub mod cursor;
@@ -55,6 +57,8 @@ pub mod error;
 pub mod footer;
 #[cfg(feature = "std")]
 pub mod io;
+#[cfg(feature = "paimon")]
+pub mod paimon;
 pub mod sidecar;
 
 pub use error::{Error, ErrorKind, Result};

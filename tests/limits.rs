@@ -4,7 +4,7 @@
     clippy::unwrap_used,
     clippy::indexing_slicing
 )]
-#![cfg(feature = "std")]
+#![cfg(feature = "paimon")]
 //! Hostile counts and lengths are refused before any allocation.
 //!
 //! Every input here is built by hand (outside the measured region) to claim an absurd size:
@@ -347,17 +347,17 @@ fn build_from_manifest_refuses_2_pow_62_objects_before_reserving() {
     let settings = BuildSettings::default();
     // The oracle: a well-formed block of two objects builds.
     let (ok, _) = avro_manifest(2, &[0x02, 0x04]);
-    lakecore::avro::build_from_manifest(&ok, settings)
+    lakecore::paimon::manifest::build_from_manifest(&ok, settings)
         .unwrap()
         .unwrap();
     let (bad, block_at) = avro_manifest(1 << 62, &[0x02, 0x04]);
-    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&bad, settings));
+    let (r, a) = measure(|| lakecore::paimon::manifest::build_from_manifest(&bad, settings));
     let e = r.unwrap_err();
     assert_eq!((e.kind, e.offset), (ErrorKind::InvalidLength, block_at));
     // Parsing the schema allocates a little; nothing proportional to the claimed count.
     assert!(a.largest < 4096 && a.bytes < 64 * 1024, "{a:?}");
     // The same through the entry decoder alone.
-    let (r, a) = measure(|| lakecore::avro::decode_entries(&bad).map(|_| ()));
+    let (r, a) = measure(|| lakecore::paimon::manifest::decode_entries(&bad).map(|_| ()));
     assert_eq!(r.unwrap_err().kind, ErrorKind::InvalidLength);
     assert!(a.largest < 4096 && a.bytes < 64 * 1024, "{a:?}");
 }
@@ -713,7 +713,7 @@ fn blob_merge_with_more_layers_than_its_limit() {
 
 #[test]
 fn avro_container_counts_and_sizes_of_2_pow_60() {
-    use lakecore::avro::Container;
+    use lakecore::codec::avro::Container;
     fn long(v: i64, out: &mut Vec<u8>) {
         uvarint(((v << 1) ^ (v >> 63)) as u64, out);
     }
@@ -739,7 +739,8 @@ fn avro_container_counts_and_sizes_of_2_pow_60() {
     refused(ErrorKind::Truncated, end, || {
         c.blocks().collect::<Result<Vec<_>, _>>().map(|_| ())
     });
-    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&f, BuildSettings::default()));
+    let (r, a) =
+        measure(|| lakecore::paimon::manifest::build_from_manifest(&f, BuildSettings::default()));
     assert_eq!(r.unwrap_err(), Error::new(ErrorKind::Truncated, end));
     assert!(a.largest < 4096 && a.bytes < 64 * 1024, "{a:?}");
 }
@@ -750,7 +751,8 @@ fn build_from_manifest_refuses_a_snappy_block_claiming_1_gib() {
     // CRC Avro appends. Snappy expands at most ~21 times, so this cannot be valid.
     let data = [0x80, 0x80, 0x80, 0x80, 0x04, 0, 0, 0, 0];
     let (bad, block_at) = avro_manifest_with(b"snappy", 1, &data);
-    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&bad, BuildSettings::default()));
+    let (r, a) =
+        measure(|| lakecore::paimon::manifest::build_from_manifest(&bad, BuildSettings::default()));
     // Nothing near the claimed size was reserved (without the check, `apache-avro` reserved
     // the claimed 1 GiB for these 9 bytes).
     assert!(a.largest < 4096 && a.bytes < 64 * 1024, "{a:?}");
@@ -801,7 +803,7 @@ fn deflate_zeros_is_a_valid_stream() {
 
 #[test]
 fn build_from_manifest_stops_a_deflate_bomb_at_the_block_limit() {
-    use lakecore::avro::MAX_BLOCK_BYTES;
+    use lakecore::paimon::manifest::MAX_BLOCK_BYTES;
     let settings = BuildSettings::default();
     // 420 KB inflating to 1 + 258 * 263,000 = 67.9 MB of zero bytes, each a valid record
     // `{_BUCKET: 0}` of the test schema: only the size limit can refuse it.
@@ -809,7 +811,7 @@ fn build_from_manifest_stops_a_deflate_bomb_at_the_block_limit() {
     assert!(1 + 258 * copies > MAX_BLOCK_BYTES);
     let data = deflate_zeros(copies);
     let (bad, block_at) = avro_manifest_with(b"deflate", (1 + 258 * copies) as u64, &data);
-    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&bad, settings));
+    let (r, a) = measure(|| lakecore::paimon::manifest::build_from_manifest(&bad, settings));
     // Count 67,854,001 and size 420,xxx take 4 + 3 bytes of varints before the data.
     let data_at = block_at + 4 + 3;
     assert_eq!(
@@ -822,19 +824,20 @@ fn build_from_manifest_stops_a_deflate_bomb_at_the_block_limit() {
     let copies = 2_000;
     let data = deflate_zeros(copies);
     let (ok, _) = avro_manifest_with(b"deflate", (1 + 258 * copies) as u64, &data);
-    let built = lakecore::avro::build_from_manifest(&ok, settings).unwrap();
+    let built = lakecore::paimon::manifest::build_from_manifest(&ok, settings).unwrap();
     assert!(built.is_some());
 }
 
 #[test]
 fn build_from_manifest_stops_a_zstandard_bomb_at_the_block_limit() {
-    use lakecore::avro::MAX_BLOCK_BYTES;
+    use lakecore::paimon::manifest::MAX_BLOCK_BYTES;
     let zeros = vec![0u8; MAX_BLOCK_BYTES + 1];
     let data = zstd::bulk::compress(&zeros, 1).unwrap();
     assert!(data.len() < 64 * 1024, "{}", data.len());
     let (bad, block_at) = avro_manifest_with(b"zstandard", zeros.len() as u64, &data);
     drop(zeros);
-    let (r, a) = measure(|| lakecore::avro::build_from_manifest(&bad, BuildSettings::default()));
+    let (r, a) =
+        measure(|| lakecore::paimon::manifest::build_from_manifest(&bad, BuildSettings::default()));
     // Count 2^26 + 1 (4 bytes) and a size below 2^12 (2 bytes) before the data.
     assert!(data.len() < 1 << 12);
     assert_eq!(
@@ -850,7 +853,7 @@ fn snappy_blocks_shorter_than_their_crc_or_with_a_wrong_crc_are_refused() {
     // Three bytes cannot hold the 4-byte CRC Avro appends: truncated at the data's end.
     let (bad, block_at) = avro_manifest_with(b"snappy", 1, &[0x01, 0x00, 0x00]);
     assert_eq!(
-        lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
+        lakecore::paimon::manifest::build_from_manifest(&bad, settings).unwrap_err(),
         Error::new(ErrorKind::Truncated, block_at + 2 + 3)
     );
     // One record `{_BUCKET: 3}` (zigzag 6) in raw snappy: length 1, literal tag, the byte;
@@ -859,13 +862,15 @@ fn snappy_blocks_shorter_than_their_crc_or_with_a_wrong_crc_are_refused() {
     let mut data = vec![0x01, 0x00, 0x06];
     data.extend_from_slice(&crc32(&[0x06]).to_be_bytes());
     let (ok, _) = avro_manifest_with(b"snappy", 1, &data);
-    assert!(lakecore::avro::build_from_manifest(&ok, settings)
-        .unwrap()
-        .is_some());
+    assert!(
+        lakecore::paimon::manifest::build_from_manifest(&ok, settings)
+            .unwrap()
+            .is_some()
+    );
     *data.last_mut().unwrap() ^= 1;
     let (bad, block_at) = avro_manifest_with(b"snappy", 1, &data);
     assert_eq!(
-        lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
+        lakecore::paimon::manifest::build_from_manifest(&bad, settings).unwrap_err(),
         Error::new(ErrorKind::ChecksumMismatch, block_at + 2 + 3)
     );
 }
@@ -879,20 +884,22 @@ fn zstandard_frames_declaring_a_window_above_the_block_limit_are_refused() {
     let settings = BuildSettings::default();
     // 2^26 = MAX_BLOCK_BYTES: accepted (the oracle that the frame is well formed).
     let (ok, _) = avro_manifest_with(b"zstandard", 1, &frame(16));
-    assert!(lakecore::avro::build_from_manifest(&ok, settings)
-        .unwrap()
-        .is_some());
+    assert!(
+        lakecore::paimon::manifest::build_from_manifest(&ok, settings)
+            .unwrap()
+            .is_some()
+    );
     // 2^27 would make the decoder allocate a 128 MiB window for one byte of output.
     let (bad, block_at) = avro_manifest_with(b"zstandard", 1, &frame(17));
     assert_eq!(
-        lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
+        lakecore::paimon::manifest::build_from_manifest(&bad, settings).unwrap_err(),
         Error::new(ErrorKind::InvalidValue, block_at + 2)
     );
 }
 
 #[test]
 fn build_from_manifest_stops_at_the_file_limit_of_decompressed_bytes() {
-    use lakecore::avro::{MAX_BLOCK_BYTES, MAX_DECODED_BYTES};
+    use lakecore::paimon::manifest::{MAX_BLOCK_BYTES, MAX_DECODED_BYTES};
     // Each block: one record `{_BUCKET: 0, pad: <63 MiB of zeros>}`, zstandard-compressed
     // to a few KB. 16 such blocks stay below the 1 GiB file limit, the 17th crosses it.
     let schema = br#"{"type":"record","name":"entry","fields":[{"name":"_BUCKET","type":"int"},{"name":"pad","type":"bytes"}]}"#;
@@ -906,13 +913,13 @@ fn build_from_manifest_stops_at_the_file_limit_of_decompressed_bytes() {
     drop(record);
     let settings = BuildSettings::default();
     let (ok, _) = avro_file(b"zstandard", schema, &[(1, &block[..]); 16]);
-    let built = lakecore::avro::build_from_manifest(&ok, settings).unwrap();
+    let built = lakecore::paimon::manifest::build_from_manifest(&ok, settings).unwrap();
     assert!(built.is_some());
     let (bad, starts) = avro_file(b"zstandard", schema, &[(1, &block[..]); 17]);
     // The 17th block's data follows its count (1 byte) and size (2 bytes) varints.
     assert!(block.len() >= 64 && block.len() < 8192, "{}", block.len());
     assert_eq!(
-        lakecore::avro::build_from_manifest(&bad, settings).unwrap_err(),
+        lakecore::paimon::manifest::build_from_manifest(&bad, settings).unwrap_err(),
         Error::new(ErrorKind::LimitExceeded, starts[16] + 1 + 2)
     );
 }

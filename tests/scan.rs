@@ -9,7 +9,7 @@
 )]
 
 use apache_avro::types::Value;
-use lakecore::io::scan::{ManifestRead, ScanPlan, ScanQuery, Table};
+use lakecore::paimon::{ManifestRead, ScanPlan, ScanQuery, Table};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The `lakecore scan` CLI, run as a process (feature `cli`), against the library planner.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
-use lakecore::io::scan::{ScanPlan, ScanQuery, Table};
+use lakecore::paimon::{ScanPlan, ScanQuery, Table};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};

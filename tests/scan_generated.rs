@@ -1,5 +1,5 @@
-//! Scan planning on a generated Paimon table with many manifests (the `lakecore demo` table
-//! generator, included from the CLI sources): random queries planned in parallel through
+//! Scan planning on a generated Paimon table with many manifests (`lakecore::paimon::synth`,
+//! the `lakecore demo` table generator): random queries planned in parallel through
 //! the sidecars must give the same live files as full reads (sidecars switched off) and as
 //! the generator's own model of what it wrote, filtered by a naive reference predicate.
 #![allow(
@@ -10,17 +10,14 @@
     dead_code
 )]
 
-#[path = "../src/bin/lakecore/table_gen.rs"]
-mod table_gen;
-
 #[path = "support/rng.rs"]
 mod rng;
 use rng::Rng;
 
-use lakecore::io::scan::{ManifestRead, ScanOptions, ScanPlan, ScanQuery, Table};
+use lakecore::paimon::synth::{self, Entry, Generated, Key, Spec};
+use lakecore::paimon::{ManifestRead, ScanOptions, ScanPlan, ScanQuery, Table};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use table_gen::{Entry, Generated, Key, Spec};
 
 /// A small but many-manifest table: 120 manifests (12 of them compactions with DELETE
 /// entries), 4 blocks per append manifest, 3 in the delta list.
@@ -60,7 +57,7 @@ impl Drop for TempDir {
 
 fn generate(name: &str) -> (TempDir, Generated) {
     let dir = TempDir::new(name);
-    let generated = table_gen::generate(&dir.0, &spec()).unwrap();
+    let generated = synth::generate(&dir.0, &spec()).unwrap();
     (dir, generated)
 }
 
@@ -166,7 +163,7 @@ fn random_query(rng: &mut Rng, g: &Generated, spec: &Spec) -> ScanQuery {
         0 => {}
         1 => q.partition.push((
             "dt".into(),
-            table_gen::day_text(rng.below(spec.days as u64 + 1) as usize),
+            synth::day_text(rng.below(spec.days as u64 + 1) as usize),
         )),
         2 => q.partition.push((
             "hr".into(),
@@ -179,7 +176,7 @@ fn random_query(rng: &mut Rng, g: &Generated, spec: &Spec) -> ScanQuery {
             ));
             q.partition.push((
                 "dt".into(),
-                table_gen::day_text(rng.below(spec.days as u64) as usize),
+                synth::day_text(rng.below(spec.days as u64) as usize),
             ));
         }
     }
@@ -266,7 +263,7 @@ fn selective_queries_read_few_blocks() {
     let table = Table::open(&dir.0).unwrap();
     let one_partition = ScanQuery {
         partition: vec![
-            ("dt".into(), table_gen::day_text(4)),
+            ("dt".into(), synth::day_text(4)),
             ("hr".into(), "12".into()),
         ],
         ..ScanQuery::default()

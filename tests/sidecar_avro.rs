@@ -2,7 +2,7 @@
 //! (null, deflate, snappy, zstandard), with and without the `["null", record]` wrapper,
 //! against the builder fed the same entries directly.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
-#![cfg(feature = "std")]
+#![cfg(feature = "paimon")]
 
 #[path = "sidecar_common/mod.rs"]
 mod common;
@@ -10,7 +10,8 @@ mod common;
 use apache_avro::types::Value;
 use apache_avro::{Codec, Schema, Writer};
 use common::*;
-use lakecore::avro::{build_from_manifest, decode_entries, Container};
+use lakecore::codec::avro::Container;
+use lakecore::paimon::manifest::{build_from_manifest, decode_entries};
 use lakecore::sidecar::{BuildSettings, EntryCoverage, Layout, SidecarBuilder};
 use lakecore::ErrorKind;
 

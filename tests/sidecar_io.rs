@@ -1,17 +1,15 @@
 //! The I/O layer: read fallback rules, `_EXTRA_FILES` lookup, cache bounds, coalesced span
 //! reads producing a valid Avro file, mapping.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
-#![cfg(feature = "std")]
+#![cfg(feature = "paimon")]
 
 #[path = "sidecar_common/mod.rs"]
 mod common;
 
 use common::*;
-use lakecore::avro::decode_entries;
-use lakecore::io::{
-    coalesce, map_file, read_sidecar, read_sidecar_with, read_spans, span_slices, NoSidecar,
-    SidecarCache,
-};
+use lakecore::io::{coalesce, map_file, read_spans, span_slices, ByteCache as SidecarCache};
+use lakecore::paimon::manifest::decode_entries;
+use lakecore::paimon::sidecar::{read_sidecar, read_sidecar_with, NoSidecar};
 use lakecore::sidecar::{ManifestFacts, Query, RowRanges, SelectedBlock, Sidecar};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -141,10 +139,14 @@ fn selected_spans_form_a_valid_avro_file() {
     let sc = std::fs::read(dir().join(format!("{NAME}.avro.sidecar"))).unwrap();
     let s = Sidecar::validate(&sc, facts()).unwrap();
     let all: Vec<SelectedBlock> = s.select(&Query::new()).map(|b| b.unwrap()).collect();
-    assert_eq!(coalesce(&all).len(), 1, "adjacent blocks are one span");
+    assert_eq!(
+        coalesce(all.iter().map(SelectedBlock::span)).len(),
+        1,
+        "adjacent blocks are one span"
+    );
     for pick in [vec![0usize], vec![1, 2], vec![0, 2, 4], vec![3, 4], vec![]] {
         let chosen: Vec<SelectedBlock> = pick.iter().map(|&i| all[i]).collect();
-        let spans = coalesce(&chosen);
+        let spans = coalesce(chosen.iter().map(SelectedBlock::span));
         let header_len = s.avro_header().len() as u64;
         let mut file = std::fs::File::open(&manifest_path).unwrap();
         let read = read_spans(&mut file, header_len, &spans).unwrap();
@@ -159,12 +161,16 @@ fn selected_spans_form_a_valid_avro_file() {
     let mut rows = [(1300u64, 1400u64)];
     let q = Query::new().rows(RowRanges::normalize(&mut rows));
     let chosen: Vec<SelectedBlock> = s.select(&q).map(|b| b.unwrap()).collect();
-    let bytes = span_slices(&map, s.avro_header().len() as u64, &coalesce(&chosen))
-        .unwrap()
-        .concat();
+    let bytes = span_slices(
+        &map,
+        s.avro_header().len() as u64,
+        &coalesce(chosen.iter().map(SelectedBlock::span)),
+    )
+    .unwrap()
+    .concat();
     let (_, _, entries) = decode_entries(&bytes).unwrap();
     let (_, _, all_entries) = decode_entries(&map).unwrap();
-    let hits = |es: &[lakecore::avro::ManifestEntry]| {
+    let hits = |es: &[lakecore::paimon::manifest::ManifestEntry]| {
         es.iter()
             .filter(|e| {
                 let f = e.first_row_id.unwrap() as u64;

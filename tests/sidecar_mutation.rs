@@ -43,7 +43,7 @@ fn resealed_single_byte_mutations_never_panic() {
         // The embedded Avro header is copied verbatim (only its magic is checked): mutate its
         // first bytes, skip the rest of it.
         let header_at = input.windows(4).position(|w| w == b"Obj\x01").unwrap();
-        let header_len = lakecore::avro::Container::parse(&input[header_at..])
+        let header_len = lakecore::codec::avro::Container::parse(&input[header_at..])
             .unwrap()
             .header_len() as usize;
         for i in

@@ -1,13 +1,14 @@
 //! Real Apache Paimon manifests and their published compact sidecars (tests/data/paimon),
 //! checked against the `.oracle.json` files written beside them.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
-#![cfg(feature = "std")]
+#![cfg(feature = "paimon")]
 
 #[path = "sidecar_common/mod.rs"]
 mod common;
 
 use common::*;
-use lakecore::avro::{build_from_manifest, Container};
+use lakecore::codec::avro::Container;
+use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
     BinaryRow, BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
 };

@@ -1,26 +1,20 @@
-//! File I/O for manifest sidecars (feature `std`): memory mapping, the `read` fallback rules,
-//! the `_EXTRA_FILES` lookup, coalesced reads of selected manifest blocks, and a byte-bounded
-//! cache of validated sidecar bytes.
+//! File I/O (feature `std`): memory mapping, coalesced span reads, and a byte-bounded cache
+//! of whole files' bytes.
 //!
-//! This module owns files and caches only; it parses nothing itself (it calls
-//! [`crate::sidecar::Sidecar::validate`]). Its [`scan`] submodule plans scans of whole
-//! table directories on top (snapshot, manifest lists, manifests, sidecars). Mapping is the one `unsafe` operation and is an
-//! `unsafe fn` that hands memmap2's contract to the caller.
+//! This module is format-neutral: it owns files, spans and caches and parses nothing. The
+//! Paimon sidecar lookup and its fallback rules built on it live in `paimon::sidecar`
+//! (feature `paimon`). Mapping is the one `unsafe` operation and is an `unsafe fn` that hands
+//! memmap2's contract to the caller.
 //!
 //! ```
-//! use lakecore::io::{coalesce, sidecar_reference};
-//! use lakecore::sidecar::SelectedBlock;
-//! let extra = ["x.index", "manifest-1.avro.sidecar", "other.avro.sidecar"];
-//! assert_eq!(sidecar_reference(&extra), Some("manifest-1.avro.sidecar"));
-//! let b = |id, offset, length| SelectedBlock { id, offset, length, first_record: 0, record_count: 1 };
-//! let spans = coalesce(&[b(0, 57, 100), b(1, 157, 200), b(3, 500, 10)]);
+//! use lakecore::io::coalesce;
+//! let spans = coalesce([(57, 100), (157, 200), (500, 10)]);
 //! assert_eq!(spans, [(57, 300), (500, 10)]);
 //! ```
 
 // The one unsafe operation of the crate's I/O: mapping a file (see `map_file`).
 #![allow(unsafe_code)]
 
-use crate::sidecar::{ManifestFacts, SelectedBlock, Sidecar};
 use crate::Error;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
@@ -32,11 +26,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub use memmap2::Mmap;
-
-pub mod scan;
-
-/// The suffix that marks the sidecar in a manifest's `_EXTRA_FILES`.
-pub const SIDECAR_SUFFIX: &str = ".avro.sidecar";
 
 /// Maps `path` read-only.
 ///
@@ -53,50 +42,11 @@ pub unsafe fn map_file(path: &Path) -> io::Result<Mmap> {
     unsafe { Mmap::map(&file) }
 }
 
-/// The first `_EXTRA_FILES` entry naming a sidecar (readers never probe a derived name).
-pub fn sidecar_reference<S: AsRef<str>>(extra_files: &[S]) -> Option<&str> {
-    extra_files
-        .iter()
-        .map(AsRef::as_ref)
-        .find(|name| name.ends_with(SIDECAR_SUFFIX))
-}
-
-/// Why [`read_sidecar`] returned no sidecar (the caller reads the whole manifest).
+/// A cache of whole files' bytes keyed by path, bounded in bytes (oldest entries are evicted
+/// first). It stores what it is given; callers cache only bytes they have validated (the
+/// Paimon planner caches sidecars this way).
 #[derive(Debug)]
-pub enum NoSidecar {
-    /// The `read` switch is off.
-    Disabled,
-    /// The manifest metadata names no sidecar.
-    Absent,
-    /// Reading the sidecar failed (other than an interruption).
-    Io(io::Error),
-    /// The sidecar is invalid.
-    Invalid(Error),
-}
-
-/// Validated sidecar bytes, shared with the cache.
-#[derive(Clone, Debug)]
-pub struct SidecarBytes {
-    bytes: Arc<[u8]>,
-    facts: ManifestFacts,
-}
-
-impl SidecarBytes {
-    /// The raw bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// The validated view (validation is repeated; it costs one checksum pass).
-    pub fn view(&self) -> crate::Result<Sidecar<'_>> {
-        Sidecar::validate(&self.bytes, self.facts)
-    }
-}
-
-/// A cache of complete, validated sidecar bytes keyed by path, bounded in bytes (oldest
-/// entries are evicted first). Query results are never cached.
-#[derive(Debug)]
-pub struct SidecarCache {
+pub struct ByteCache {
     max_bytes: usize,
     inner: Mutex<CacheInner>,
 }
@@ -108,21 +58,21 @@ struct CacheInner {
     used: usize,
 }
 
-impl SidecarCache {
-    /// A cache holding at most `max_bytes` bytes of sidecars.
+impl ByteCache {
+    /// A cache holding at most `max_bytes` bytes.
     ///
     /// ```
-    /// use lakecore::io::SidecarCache;
+    /// use lakecore::io::ByteCache;
     /// use std::path::Path;
     /// use std::sync::Arc;
-    /// let cache = SidecarCache::new(100);
+    /// let cache = ByteCache::new(100);
     /// cache.insert(Path::new("a.avro.sidecar"), Arc::from(&[0u8; 60][..]));
     /// cache.insert(Path::new("b.avro.sidecar"), Arc::from(&[0u8; 60][..])); // evicts the oldest
     /// assert!(cache.get(Path::new("a.avro.sidecar")).is_none());
     /// assert_eq!((cache.len(), cache.used_bytes()), (1, 60));
     /// ```
     pub fn new(max_bytes: usize) -> Self {
-        SidecarCache {
+        ByteCache {
             max_bytes,
             inner: Mutex::new(CacheInner::default()),
         }
@@ -168,7 +118,7 @@ impl SidecarCache {
         self.lock().used
     }
 
-    /// Number of cached sidecars.
+    /// Number of cached files.
     pub fn len(&self) -> usize {
         self.lock().map.len()
     }
@@ -179,90 +129,22 @@ impl SidecarCache {
     }
 }
 
-/// Reads and validates the sidecar of the manifest in `manifest_dir` described by `facts`,
-/// found through its `extra_files`.
-///
-/// Returns `Ok(Err(reason))` when the scan must read the whole manifest: the `read` switch
-/// is off, no sidecar is referenced, the read failed, or the sidecar is invalid. An
-/// interrupted read ([`io::ErrorKind::Interrupted`]) is propagated as `Err`. Only successful
-/// reads populate `cache`; a cached sidecar is re-validated against `facts`.
+/// Merges `(offset, length)` spans given in file order; adjacent spans become one.
 ///
 /// ```
-/// use lakecore::io::{read_sidecar, SidecarCache};
-/// use lakecore::sidecar::ManifestFacts;
-/// use std::path::Path;
-/// let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest"));
-/// let name = "manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0";
-/// let extra_files = [format!("{name}.avro.sidecar")];
-/// let facts = ManifestFacts { length: 16886, entries: 364 };
-/// let cache = SidecarCache::new(1 << 20);
-/// let sidecar = read_sidecar(dir, &extra_files, facts, true, Some(&cache))?.expect("valid");
-/// assert_eq!(sidecar.view()?.block_count(), 6);
-/// assert_eq!(cache.len(), 1);
-/// // Facts that do not match: no sidecar, the scan reads the whole manifest.
-/// let wrong = ManifestFacts { length: 16887, entries: 364 };
-/// assert!(read_sidecar(dir, &extra_files, wrong, true, None)?.is_err());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert_eq!(lakecore::io::coalesce([(57, 100), (157, 200), (500, 10)]), [(57, 300), (500, 10)]);
 /// ```
-pub fn read_sidecar<S: AsRef<str>>(
-    manifest_dir: &Path,
-    extra_files: &[S],
-    facts: ManifestFacts,
-    read: bool,
-    cache: Option<&SidecarCache>,
-) -> io::Result<Result<SidecarBytes, NoSidecar>> {
-    read_sidecar_with(manifest_dir, extra_files, facts, read, cache, |p| {
-        std::fs::read(p)
-    })
-}
-
-/// [`read_sidecar`] with the file fetch supplied by the caller (an object store client, a
-/// test double).
-pub fn read_sidecar_with<S: AsRef<str>>(
-    manifest_dir: &Path,
-    extra_files: &[S],
-    facts: ManifestFacts,
-    read: bool,
-    cache: Option<&SidecarCache>,
-    fetch: impl FnOnce(&Path) -> io::Result<Vec<u8>>,
-) -> io::Result<Result<SidecarBytes, NoSidecar>> {
-    if !read {
-        return Ok(Err(NoSidecar::Disabled));
-    }
-    let Some(name) = sidecar_reference(extra_files) else {
-        return Ok(Err(NoSidecar::Absent));
-    };
-    let path = manifest_dir.join(name);
-    let (bytes, from_cache) = match cache.and_then(|c| c.get(&path)) {
-        Some(b) => (b, true),
-        None => match fetch(&path) {
-            Ok(v) => (Arc::from(v), false),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(e),
-            Err(e) => return Ok(Err(NoSidecar::Io(e))),
-        },
-    };
-    if let Err(e) = Sidecar::validate(&bytes, facts) {
-        return Ok(Err(NoSidecar::Invalid(e)));
-    }
-    if let (Some(c), false) = (cache, from_cache) {
-        c.insert(&path, Arc::clone(&bytes));
-    }
-    Ok(Ok(SidecarBytes { bytes, facts }))
-}
-
-/// Merges selected blocks (in file order) into `(offset, length)` spans; adjacent blocks
-/// become one span.
-pub fn coalesce(blocks: &[SelectedBlock]) -> Vec<(u64, u64)> {
-    let mut spans: Vec<(u64, u64)> = Vec::new();
-    for b in blocks {
-        match spans.last_mut() {
-            Some((start, len)) if start.checked_add(*len) == Some(b.offset) => {
-                *len = len.saturating_add(b.length);
+pub fn coalesce(spans: impl IntoIterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (offset, length) in spans {
+        match out.last_mut() {
+            Some((start, len)) if start.checked_add(*len) == Some(offset) => {
+                *len = len.saturating_add(length);
             }
-            _ => spans.push((b.offset, b.length)),
+            _ => out.push((offset, length)),
         }
     }
-    spans
+    out
 }
 
 /// Borrows the header and each span from a mapped (or fully read) manifest: the pieces of a

@@ -221,6 +221,13 @@ pub struct SelectedBlock {
     pub record_count: u64,
 }
 
+impl SelectedBlock {
+    /// The block's byte span in the manifest, `(offset, length)`.
+    pub const fn span(&self) -> (u64, u64) {
+        (self.offset, self.length)
+    }
+}
+
 /// The selected blocks in file order; yields an error (then stops) when a malformed delta
 /// stream is met. See [`super::Sidecar::select`].
 #[derive(Clone, Debug)]

@@ -254,7 +254,7 @@ fn rate(count: u64, seconds: f64) -> String {
 /// Demo section: three partial-update layers of `rows` rows, validated and merged.
 pub fn demo(rows: u64, summary: &mut crate::demo::Summary) -> CliResult {
     println!("\n== blob: three partial-update layers of {rows} rows, fallback merge");
-    let mut rng = crate::table_gen::Rng::new(7);
+    let mut rng = lakecore::paimon::synth::Rng::new(7);
     let start = Instant::now();
     let mut layers = Vec::new();
     // seq 1 writes every row; seq 2 rewrites ~1/4 of them; seq 3 nulls or rewrites ~1/16.

@@ -2,16 +2,16 @@
 //!
 //! Runs without arguments on embedded defaults so a newcomer sees what each layer does. The
 //! headline section writes a Paimon table with many manifests and sidecars (see
-//! `table_gen`) to a temporary directory (or `--keep DIR`) and plans typical scans with
-//! `lakecore::io::scan` exactly as `lakecore scan` does, with and without the sidecars.
+//! `lakecore::paimon::synth`) to a temporary directory (or `--keep DIR`) and plans typical
+//! scans with `lakecore::paimon` exactly as `lakecore scan` does, with and without sidecars.
 //! The other sections: codecs, one sidecar in both layouts, BLOB layers, modular footers.
 //! A closing summary repeats the key figures.
 
-use crate::table_gen::{self, Generated, Rng, Spec};
 use crate::util::{CliResult, Failure};
 use lakecore::codec::bitpack::{self, BitPacked};
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat};
-use lakecore::io::scan::{DataFile, ScanOptions, ScanQuery, Table};
+use lakecore::paimon::synth::{self, Generated, Rng, Spec};
+use lakecore::paimon::{DataFile, ScanOptions, ScanQuery, Table};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -73,13 +73,13 @@ fn megabytes(bytes: u64) -> String {
     }
 }
 
-/// One timed scan through `lakecore::io::scan` (parallel, as `lakecore scan` runs it):
+/// One timed scan through `lakecore::paimon` (parallel, as `lakecore scan` runs it):
 /// the plan, how many manifests had a block read, and the seconds taken.
 fn timed_scan(
     table: &Table,
     query: &ScanQuery,
     read_sidecars: bool,
-) -> Result<(lakecore::io::scan::ScanPlan, usize, f64), Failure> {
+) -> Result<(lakecore::paimon::ScanPlan, usize, f64), Failure> {
     let t = Instant::now();
     let prepared = table
         .prepare_with(None, query, ScanOptions { read_sidecars })
@@ -105,7 +105,7 @@ fn table_scan(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> C
         ..Spec::default()
     };
     println!(
-        "\n== table scan: a generated Paimon table with {} manifests, planned by lakecore::io::scan (= `lakecore scan`)",
+        "\n== table scan: a generated Paimon table with {} manifests, planned by lakecore::paimon (= `lakecore scan`)",
         spec.manifests
     );
     let (dir, _guard) = match keep {
@@ -126,7 +126,7 @@ fn table_scan(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> C
     };
     let t = Instant::now();
     let generated: Generated =
-        table_gen::generate(&dir, &spec).map_err(|e| Failure::Usage(format!("demo: {e}")))?;
+        synth::generate(&dir, &spec).map_err(|e| Failure::Usage(format!("demo: {e}")))?;
     let gen_s = t.elapsed().as_secs_f64();
     let deletes = generated.entries.iter().filter(|e| e.delete).count();
     let live = generated.live().len();
@@ -156,7 +156,7 @@ fn table_scan(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> C
     let (day, hour) = generated
         .entries
         .get(generated.entries.len() / 2)
-        .map_or_else(|| (table_gen::day_text(0), 0), |e| (e.dt.clone(), e.hr));
+        .map_or_else(|| (synth::day_text(0), 0), |e| (e.dt.clone(), e.hr));
     let row_a = (generated.rows / 2).max(0) as u64;
     let queries: Vec<(String, ScanQuery)> = vec![
         (

@@ -9,7 +9,6 @@ mod demo;
 mod footer;
 mod scan;
 mod sidecar;
-mod table_gen;
 mod util;
 
 use clap::{Parser, Subcommand};

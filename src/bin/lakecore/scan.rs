@@ -1,11 +1,11 @@
 //! `lakecore scan`: plan a scan of a Paimon table directory through its manifest sidecars.
 //!
-//! Argument parsing and printing only; the planning is `lakecore::io::scan`. Manifests run
+//! Argument parsing and printing only; the planning is `lakecore::paimon`. Manifests run
 //! in parallel (rayon); a progress bar appears on stderr when the work takes long.
 
 use crate::util::{parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lakecore::io::scan::{
+use lakecore::paimon::{
     DataFile, ManifestScan, PartitionType, PreparedScan, ScanError, ScanOptions, ScanPlan,
     ScanQuery, Table, TableSchema,
 };

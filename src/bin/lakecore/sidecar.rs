@@ -2,7 +2,8 @@
 //! sidecar section of `lakecore demo`.
 
 use crate::util::{parse_range, split_list, CliResult, Failure};
-use lakecore::avro::{build_from_manifest, Container};
+use lakecore::codec::avro::Container;
+use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
     BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
 };
@@ -374,8 +375,8 @@ fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Pa
 /// The demo section: a synthetic manifest (real Avro, many blocks), its sidecars in both
 /// layouts, mapped from disk, and timed selections.
 pub fn demo(entries: usize, per_block: usize, summary: &mut crate::demo::Summary) -> CliResult {
-    use crate::table_gen::Rng;
     use apache_avro::types::Value;
+    use lakecore::paimon::synth::Rng;
     println!("\n== sidecar: synthetic manifest, {entries} entries, {per_block} per block");
     let schema_text = r#"{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[
         {"name":"_VERSION","type":"int"},{"name":"_KIND","type":"int"},

@@ -1,4 +1,4 @@
-//! Scan planning over a Paimon table directory on the local file system (feature `std`).
+//! Scan planning over a Paimon table directory on the local file system (feature `paimon`).
 //!
 //! The walk: snapshot (`snapshot/LATEST` or a given id) -> its base and delta manifest lists
 //! -> every manifest (memory-mapped) -> the sidecar named in its `_EXTRA_FILES` -> sidecar
@@ -15,7 +15,7 @@
 //! manifest order. [`Table::plan`] does all three sequentially.
 //!
 //! ```
-//! use lakecore::io::scan::{ScanQuery, Table};
+//! use lakecore::paimon::{ScanQuery, Table};
 //! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
 //! let table = Table::open(dir)?;
 //! let all = table.plan(None, &ScanQuery::default())?;
@@ -24,11 +24,12 @@
 //! assert!(plan.files.iter().all(|f| f.bucket == 1));
 //! assert!(plan.files.len() < all.files.len());
 //! assert!(plan.stats.blocks_read <= plan.stats.blocks_total);
-//! # Ok::<(), lakecore::io::scan::ScanError>(())
+//! # Ok::<(), lakecore::paimon::ScanError>(())
 //! ```
 
-use super::{map_file, read_sidecar, span_slices, NoSidecar};
-use crate::avro::{decode_entries, decode_manifest_list, ManifestEntry, ManifestFileMeta};
+use super::manifest::{decode_entries, decode_manifest_list, ManifestEntry, ManifestFileMeta};
+use super::sidecar::{read_sidecar, NoSidecar, SidecarBytes};
+use crate::io::{map_file, span_slices};
 use crate::sidecar::{BinaryRow, ManifestFacts, PartitionMask, Query, RowRanges, SelectedBlock};
 use crate::{Error, ErrorKind};
 use alloc::collections::BTreeMap;
@@ -566,7 +567,7 @@ impl Table {
     /// results in manifest order.
     ///
     /// ```
-    /// use lakecore::io::scan::{ScanQuery, Table};
+    /// use lakecore::paimon::{ScanQuery, Table};
     /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/de_rs");
     /// let query = ScanQuery { rows: Some(vec![(0, 3)]), ..ScanQuery::default() };
     /// let prepared = Table::open(dir)?.prepare(None, &query)?;
@@ -581,7 +582,7 @@ impl Table {
     /// let plan = prepared.finish(scans);
     /// assert!(plan.files.iter().all(|f| f.first_row_id.is_some_and(|r| r <= 3)));
     /// assert!(plan.stats.blocks_read < plan.stats.blocks_total);
-    /// # Ok::<(), lakecore::io::scan::ScanError>(())
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
     /// ```
     pub fn prepare(
         &self,
@@ -595,7 +596,7 @@ impl Table {
     /// off to compare with a full read.
     ///
     /// ```
-    /// use lakecore::io::scan::{ManifestRead, ScanOptions, ScanQuery, Table};
+    /// use lakecore::paimon::{ManifestRead, ScanOptions, ScanQuery, Table};
     /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
     /// let table = Table::open(dir)?;
     /// let query = ScanQuery { buckets: Some(vec![(1, Some(4))]), ..ScanQuery::default() };
@@ -607,7 +608,7 @@ impl Table {
     /// let prepared = table.prepare_with(None, &query, off)?;
     /// let first = prepared.scan_manifest(&prepared.manifests()[0])?;
     /// assert_eq!(first.read, ManifestRead::SidecarsOff);
-    /// # Ok::<(), lakecore::io::scan::ScanError>(())
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
     /// ```
     pub fn prepare_with(
         &self,
@@ -677,7 +678,7 @@ impl Table {
     /// every manifest in order, [`PreparedScan::finish`].
     ///
     /// ```
-    /// use lakecore::io::scan::{ScanQuery, Table};
+    /// use lakecore::paimon::{ScanQuery, Table};
     /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/part_append_rs");
     /// let query = ScanQuery {
     ///     partition: vec![("dt".into(), "2024-01-02".into()), ("hr".into(), "4".into())],
@@ -687,7 +688,7 @@ impl Table {
     /// assert_eq!(plan.snapshot, Some(4));
     /// assert_eq!(plan.files.len(), 1);
     /// assert_eq!(plan.stats.manifests, plan.stats.manifests_with_sidecar);
-    /// # Ok::<(), lakecore::io::scan::ScanError>(())
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
     /// ```
     pub fn plan(&self, snapshot: Option<u64>, query: &ScanQuery) -> Result<ScanPlan, ScanError> {
         self.plan_with(snapshot, query, ScanOptions::default())
@@ -853,8 +854,10 @@ impl PreparedScan {
     pub fn scan_manifest(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
         let dir = self.table.dir.join("manifest");
         let path = dir.join(&meta.file_name);
+        // The planner's one unsafe call (the I/O layer's `map_file` hands memmap2's contract on).
         // SAFETY: Paimon manifests are written once and never modified in place; the map
         // lives only for this call.
+        #[allow(unsafe_code)]
         let map = unsafe { map_file(&path) }.map_err(io_err(&path))?;
         let manifest: &[u8] = &map;
         let facts = ManifestFacts {
@@ -916,7 +919,7 @@ impl PreparedScan {
     fn through_sidecar(
         &self,
         manifest: &[u8],
-        sidecar: &super::SidecarBytes,
+        sidecar: &SidecarBytes,
     ) -> crate::Result<ManifestScan> {
         let view = sidecar.view()?;
         let header = view.avro_header();
@@ -947,7 +950,7 @@ impl PreparedScan {
         let (bytes_read, entries) = if selected.is_empty() {
             (0, Vec::new())
         } else {
-            let spans = super::coalesce(&selected);
+            let spans = crate::io::coalesce(selected.iter().map(SelectedBlock::span));
             let pieces = span_slices(manifest, crate::error::off(header.len()), &spans)?;
             let file: Vec<u8> = pieces.concat();
             let (_, blocks, entries) = decode_entries(&file)?;

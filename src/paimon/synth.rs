@@ -1,5 +1,6 @@
-//! A generated Paimon table with many manifests, for `lakecore demo` and the
-//! `scan_generated` test (which includes this file with `#[path]`).
+//! Synthetic Paimon tables with many manifests (feature `paimon`), for `lakecore demo`, the
+//! planner tests and benchmarks: real manifests, manifest lists, snapshots and sidecars
+//! written with `apache-avro`, and the expected scan results to check a planner against.
 //!
 //! The table: schema `(id BIGINT, dt STRING, hr INT, v STRING)` partitioned by `(dt, hr)`,
 //! fixed buckets, row tracking on. One snapshot whose base and delta manifest lists name
@@ -10,12 +11,16 @@
 //! `compaction_every`-th manifest compacts the previous one: it DELETEs the files of half of
 //! its buckets and ADDs one merged file per bucket that keeps their row-ID range.
 //!
-//! Self-contained on purpose (lakecore, apache-avro, serde_json and std only).
+//! Trusted, generated input only: it writes files, it does not read untrusted ones.
 
+use super::manifest::build_from_manifest;
+use crate::sidecar::BuildSettings;
+use alloc::boxed::Box;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use alloc::{format, vec};
 use apache_avro::types::Value;
 use apache_avro::{Codec, Schema, Writer, ZstandardSettings};
-use lakecore::avro::build_from_manifest;
-use lakecore::sidecar::BuildSettings;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -148,7 +153,9 @@ pub fn partition_bytes(dt: &str, hr: i32) -> Vec<u8> {
     let s = dt.as_bytes();
     if s.len() <= 7 {
         let mut slot = [0u8; 8];
-        slot[..s.len()].copy_from_slice(s);
+        for (d, &b) in slot.iter_mut().zip(s) {
+            *d = b;
+        }
         slot[7] = 0x80 | s.len() as u8;
         out.extend_from_slice(&slot);
     } else {
