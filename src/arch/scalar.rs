@@ -120,7 +120,7 @@ pub fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     Ok(count)
 }
 
-/// What [`check_lengths`] found in a chunk of decoded BLOB length-index entries.
+/// What `check_lengths` found in a chunk of decoded BLOB length-index entries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LengthCheck {
     /// Bit 52 or above set: some entry breaks the rules or is at least `2^52 - 2`.
@@ -172,7 +172,7 @@ pub(crate) fn check_lengths_body(chunk: &[i64], min_real: i64, floor: i64) -> Le
     }
 }
 
-/// What [`merge_layer`] leaves behind.
+/// What `merge_layer` leaves behind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LayerStep {
     /// The record offset after the walked entries: `record` plus their non-negative
