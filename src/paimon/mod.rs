@@ -6,9 +6,17 @@
 //! This layer sits on the formats (the sidecar views), the codecs (Avro framing) and `io`
 //! (mapping, span reads, caches); nothing below it knows Paimon's tables.
 
+mod error;
 pub mod manifest;
 mod plan;
+mod predicate;
 pub mod sidecar;
 pub mod synth;
+mod table;
 
-pub use plan::*;
+pub use error::ScanError;
+pub use plan::{
+    DataFile, ManifestRead, ManifestScan, PreparedScan, ScanEntry, ScanOptions, ScanPlan, ScanStats,
+};
+pub use predicate::{PartitionType, ScanQuery, DEFAULT_PARTITION_NAME};
+pub use table::{Snapshot, Table, TableSchema};

@@ -1,0 +1,294 @@
+//! What a scan looks for and how it is typed against the table schema: the query
+//! ([`ScanQuery`]), partition key types and values (dates, decimals, binary in hex), and the
+//! query compiled into sidecar and entry predicates.
+
+use crate::sidecar::BinaryRow;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// The partition value name Paimon uses for null unless the table option
+/// `partition.default-name` says otherwise; `--partition key=__DEFAULT_PARTITION__` selects
+/// null values.
+pub const DEFAULT_PARTITION_NAME: &str = "__DEFAULT_PARTITION__";
+
+/// What to look for. Every filter is optional; a data file is kept when it can match all of
+/// them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScanQuery {
+    /// Inclusive row-ID ranges, any order. A file without row IDs can match any range.
+    pub rows: Option<Vec<(u64, u64)>>,
+    /// `(bucket, totalBuckets)` alternatives; `None` as total accepts any total.
+    pub buckets: Option<Vec<(i32, Option<i32>)>>,
+    /// `key = value` conditions on partition keys (all must hold), values as text, typed
+    /// through the table schema. The table's `partition.default-name` (default
+    /// [`DEFAULT_PARTITION_NAME`]) stands for null.
+    pub partition: Vec<(String, String)>,
+}
+
+/// The type of a partition key, from the schema's type string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartitionType {
+    /// BOOLEAN.
+    Boolean,
+    /// TINYINT.
+    TinyInt,
+    /// SMALLINT.
+    SmallInt,
+    /// INT.
+    Int,
+    /// BIGINT.
+    BigInt,
+    /// FLOAT.
+    Float,
+    /// DOUBLE.
+    Double,
+    /// DATE (days since 1970-01-01; written `YYYY-MM-DD` or as a day number).
+    Date,
+    /// CHAR, VARCHAR, STRING.
+    String,
+    /// BINARY, VARBINARY, BYTES (written as hex).
+    Binary,
+    /// DECIMAL with precision <= 18, stored compact (the unscaled value).
+    Decimal {
+        /// Digits after the point.
+        scale: u32,
+    },
+    /// Any other type: it cannot be filtered on.
+    Unsupported,
+}
+
+impl PartitionType {
+    /// Parses a Paimon type string such as `INT NOT NULL`, `VARCHAR(10)`, `DECIMAL(10, 2)`.
+    pub fn parse(text: &str) -> Self {
+        let upper = text.trim().to_ascii_uppercase();
+        let upper = upper.strip_suffix("NOT NULL").unwrap_or(&upper).trim();
+        let (name, args) = match upper.split_once('(') {
+            Some((n, rest)) => (n.trim(), rest.trim_end_matches(')')),
+            None => (upper, ""),
+        };
+        match name {
+            "BOOLEAN" => PartitionType::Boolean,
+            "TINYINT" => PartitionType::TinyInt,
+            "SMALLINT" => PartitionType::SmallInt,
+            "INT" | "INTEGER" => PartitionType::Int,
+            "BIGINT" => PartitionType::BigInt,
+            "FLOAT" => PartitionType::Float,
+            "DOUBLE" => PartitionType::Double,
+            "DATE" => PartitionType::Date,
+            "CHAR" | "VARCHAR" | "STRING" => PartitionType::String,
+            "BINARY" | "VARBINARY" | "BYTES" => PartitionType::Binary,
+            "DECIMAL" | "NUMERIC" | "DEC" => {
+                let mut parts = args.split(',').map(|p| p.trim().parse::<u32>().ok());
+                let precision = parts.next().flatten().unwrap_or(10);
+                let scale = parts.next().flatten().unwrap_or(0);
+                if precision <= 18 && scale <= precision {
+                    PartitionType::Decimal { scale }
+                } else {
+                    PartitionType::Unsupported
+                }
+            }
+            _ => PartitionType::Unsupported,
+        }
+    }
+}
+
+/// A typed partition value to compare with.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    F32(f32),
+    F64(f64),
+    Bytes(Vec<u8>),
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+pub(super) fn parse_date(text: &str) -> Option<i64> {
+    if let Ok(days) = text.parse::<i64>() {
+        return Some(days);
+    }
+    let mut parts = text.splitn(3, '-');
+    let y: i64 = parts.next()?.parse().ok()?;
+    let m: i64 = parts.next()?.parse().ok()?;
+    let d: i64 = parts.next()?.parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || !(0..=9999).contains(&y) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d))
+}
+
+pub(super) fn parse_decimal(text: &str, scale: u32) -> Option<i64> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let scale = usize::try_from(scale).ok()?;
+    if frac.len() > scale || (int.is_empty() && frac.is_empty()) {
+        return None;
+    }
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(int) || !all_digits(frac) {
+        return None;
+    }
+    let mut unscaled: i64 = 0;
+    for b in int.bytes().chain(frac.bytes()) {
+        unscaled = unscaled.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
+    }
+    for _ in frac.len()..scale {
+        unscaled = unscaled.checked_mul(10)?;
+    }
+    Some(if neg { -unscaled } else { unscaled })
+}
+
+pub(super) fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let text = text.strip_prefix("0x").unwrap_or(text);
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+pub(super) fn typed(ty: PartitionType, text: &str) -> Option<Value> {
+    Some(match ty {
+        PartitionType::Boolean => match text.to_ascii_lowercase().as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => return None,
+        },
+        PartitionType::TinyInt => Value::Int(i64::from(text.parse::<i8>().ok()?)),
+        PartitionType::SmallInt => Value::Int(i64::from(text.parse::<i16>().ok()?)),
+        PartitionType::Int => Value::Int(i64::from(text.parse::<i32>().ok()?)),
+        PartitionType::BigInt => Value::Int(text.parse::<i64>().ok()?),
+        PartitionType::Float => Value::F32(text.parse().ok()?),
+        PartitionType::Double => Value::F64(text.parse().ok()?),
+        PartitionType::Date => Value::Int(i64::from(i32::try_from(parse_date(text)?).ok()?)),
+        PartitionType::String => Value::Bytes(text.as_bytes().to_vec()),
+        PartitionType::Binary => Value::Bytes(parse_hex(text)?),
+        PartitionType::Decimal { scale } => Value::Int(parse_decimal(text, scale)?),
+        PartitionType::Unsupported => return None,
+    })
+}
+
+/// One typed partition condition: field `index` of the partition row equals `value`.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Condition {
+    pub(super) index: u32,
+    pub(super) ty: PartitionType,
+    pub(super) value: Value,
+}
+
+impl Condition {
+    pub(super) fn holds(&self, row: &BinaryRow<'_>) -> crate::Result<bool> {
+        let i = self.index;
+        if row.is_null(i)? {
+            return Ok(self.value == Value::Null);
+        }
+        let actual = match self.ty {
+            PartitionType::Boolean => row.get_bool(i)?.map(Value::Bool),
+            PartitionType::TinyInt => row.get_i8(i)?.map(|v| Value::Int(v.into())),
+            PartitionType::SmallInt => row.get_i16(i)?.map(|v| Value::Int(v.into())),
+            PartitionType::Int | PartitionType::Date => {
+                row.get_i32(i)?.map(|v| Value::Int(v.into()))
+            }
+            PartitionType::BigInt | PartitionType::Decimal { .. } => {
+                row.get_i64(i)?.map(Value::Int)
+            }
+            PartitionType::Float => row.get_f32(i)?.map(Value::F32),
+            PartitionType::Double => row.get_f64(i)?.map(Value::F64),
+            PartitionType::String | PartitionType::Binary => {
+                row.get_bytes(i)?.map(|b| Value::Bytes(b.to_vec()))
+            }
+            PartitionType::Unsupported => None,
+        };
+        Ok(actual.as_ref() == Some(&self.value))
+    }
+}
+
+/// The query compiled against the table schema.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Compiled {
+    pub(super) rows: Option<Vec<(u64, u64)>>,
+    pub(super) buckets: Option<Vec<(i32, Option<i32>)>>,
+    pub(super) partition: Vec<Condition>,
+}
+
+impl Compiled {
+    pub(super) fn bucket_passes(&self, bucket: i32, total: i32) -> bool {
+        self.buckets.as_ref().is_none_or(|alternatives| {
+            alternatives
+                .iter()
+                .any(|&(b, t)| b == bucket && t.is_none_or(|t| t == total))
+        })
+    }
+
+    /// Whether the `_PARTITION` bytes `tuple` pass every condition.
+    pub(super) fn partition_passes(&self, tuple: &[u8]) -> crate::Result<bool> {
+        if self.partition.is_empty() {
+            return Ok(true);
+        }
+        let row = BinaryRow::from_partition(tuple, 0)?;
+        for c in &self.partition {
+            if !c.holds(&row)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether entry rows `[first, first + count - 1]` meet a queried range; entries without
+    /// usable row IDs can match.
+    pub(super) fn rows_pass(&self, first_row_id: Option<i64>, row_count: i64) -> bool {
+        let Some(ranges) = &self.rows else {
+            return true;
+        };
+        let (Some(first), Ok(count)) = (first_row_id, u64::try_from(row_count)) else {
+            return true;
+        };
+        let Ok(first) = u64::try_from(first) else {
+            return true;
+        };
+        let Some(last) = count.checked_sub(1).and_then(|c| first.checked_add(c)) else {
+            return true;
+        };
+        ranges.iter().any(|&(a, b)| a <= last && first <= b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_decimals() {
+        assert_eq!(parse_date("1970-01-01"), Some(0));
+        assert_eq!(parse_date("2024-01-02"), Some(19_724));
+        assert_eq!(parse_date("1969-12-31"), Some(-1));
+        assert_eq!(parse_decimal("12.5", 2), Some(1250));
+        assert_eq!(parse_decimal("-0.01", 2), Some(-1));
+        assert_eq!(parse_decimal("1.234", 2), None);
+        assert_eq!(
+            PartitionType::parse("DECIMAL(10, 2) NOT NULL"),
+            PartitionType::Decimal { scale: 2 }
+        );
+        assert_eq!(PartitionType::parse("VARCHAR(3)"), PartitionType::String);
+        assert_eq!(
+            PartitionType::parse("TIMESTAMP(3)"),
+            PartitionType::Unsupported
+        );
+    }
+}

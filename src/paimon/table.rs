@@ -1,0 +1,184 @@
+//! A Paimon table directory: its snapshots (`snapshot/LATEST` or a given id), schemas and
+//! manifest lists, read from JSON and Avro (feature `paimon`).
+
+use super::error::*;
+use super::manifest::{decode_manifest_list, ManifestFileMeta};
+use super::predicate::*;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A snapshot: the fields a scan needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Snapshot id.
+    pub id: u64,
+    /// Schema id.
+    pub schema_id: u64,
+    /// Base manifest list file name.
+    pub base_manifest_list: String,
+    /// Delta manifest list file name.
+    pub delta_manifest_list: String,
+}
+
+/// The partition keys of a table schema, in partition-row order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableSchema {
+    /// Schema id.
+    pub id: u64,
+    /// `(name, type)` of each partition key.
+    pub partition_keys: Vec<(String, PartitionType)>,
+    /// The name standing for a null partition value (`partition.default-name`).
+    pub default_partition_name: String,
+}
+
+/// A Paimon table directory.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub(super) dir: PathBuf,
+}
+
+pub(super) fn read_json(path: &Path) -> Result<serde_json::Value, ScanError> {
+    let text = std::fs::read(path).map_err(io_err(path))?;
+    serde_json::from_slice(&text).map_err(|e| json_err(path, e.to_string()))
+}
+
+pub(super) fn json_u64(v: &serde_json::Value, key: &str, path: &Path) -> Result<u64, ScanError> {
+    v.get(key)
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| json_err(path, alloc::format!("missing or bad field {key:?}")))
+}
+
+pub(super) fn json_str(v: &serde_json::Value, key: &str, path: &Path) -> Result<String, ScanError> {
+    v.get(key)
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| json_err(path, alloc::format!("missing or bad field {key:?}")))
+}
+
+impl Table {
+    /// Opens the table at `dir`: it must be a directory with a `snapshot/` or `schema/`
+    /// subdirectory. Nothing else is read yet.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, ScanError> {
+        let dir = dir.as_ref();
+        let meta = std::fs::metadata(dir).map_err(io_err(dir))?;
+        if !meta.is_dir() || !(dir.join("snapshot").is_dir() || dir.join("schema").is_dir()) {
+            return Err(json_err(
+                dir,
+                "not a Paimon table directory (no snapshot/ or schema/)",
+            ));
+        }
+        Ok(Table {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The table directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The latest snapshot id (`snapshot/LATEST`, else the highest `snapshot-N`), `None`
+    /// for a table without snapshots.
+    pub fn latest_snapshot_id(&self) -> Result<Option<u64>, ScanError> {
+        let dir = self.dir.join("snapshot");
+        let latest = dir.join("LATEST");
+        if let Ok(text) = std::fs::read_to_string(&latest) {
+            let id = text
+                .trim()
+                .parse()
+                .map_err(|_| json_err(&latest, "not a snapshot id"))?;
+            return Ok(Some(id));
+        }
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_err(&dir)(e)),
+        };
+        let mut max = None;
+        for entry in entries {
+            let entry = entry.map_err(io_err(&dir))?;
+            let name = entry.file_name();
+            if let Some(id) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("snapshot-"))
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                max = max.max(Some(id));
+            }
+        }
+        Ok(max)
+    }
+
+    /// Reads snapshot `id`.
+    pub fn snapshot(&self, id: u64) -> Result<Snapshot, ScanError> {
+        let path = self
+            .dir
+            .join("snapshot")
+            .join(alloc::format!("snapshot-{id}"));
+        let v = read_json(&path)?;
+        Ok(Snapshot {
+            id: json_u64(&v, "id", &path)?,
+            schema_id: json_u64(&v, "schemaId", &path)?,
+            base_manifest_list: json_str(&v, "baseManifestList", &path)?,
+            delta_manifest_list: json_str(&v, "deltaManifestList", &path)?,
+        })
+    }
+
+    /// Reads schema `id`: partition keys with their types, and the null partition name.
+    pub fn schema(&self, id: u64) -> Result<TableSchema, ScanError> {
+        let path = self.dir.join("schema").join(alloc::format!("schema-{id}"));
+        let v = read_json(&path)?;
+        let fields = v
+            .get("fields")
+            .and_then(serde_json::Value::as_array)
+            .ok_or_else(|| json_err(&path, "missing field \"fields\""))?;
+        let keys = match v.get("partitionKeys") {
+            None | Some(serde_json::Value::Null) => Vec::new(),
+            Some(k) => k
+                .as_array()
+                .ok_or_else(|| json_err(&path, "bad field \"partitionKeys\""))?
+                .clone(),
+        };
+        let mut partition_keys = Vec::with_capacity(keys.len());
+        for key in &keys {
+            let name = key
+                .as_str()
+                .ok_or_else(|| json_err(&path, "bad partition key"))?;
+            let field = fields
+                .iter()
+                .find(|f| f.get("name").and_then(serde_json::Value::as_str) == Some(name))
+                .ok_or_else(|| {
+                    json_err(&path, alloc::format!("partition key {name:?} has no field"))
+                })?;
+            let ty = field
+                .get("type")
+                .and_then(serde_json::Value::as_str)
+                .map_or(PartitionType::Unsupported, PartitionType::parse);
+            partition_keys.push((name.to_string(), ty));
+        }
+        let default_partition_name = v
+            .get("options")
+            .and_then(|o| o.get("partition.default-name"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or(DEFAULT_PARTITION_NAME)
+            .to_string();
+        Ok(TableSchema {
+            id,
+            partition_keys,
+            default_partition_name,
+        })
+    }
+
+    /// The manifests of `snapshot`: its base list, then its delta list, in list order.
+    pub fn manifests(&self, snapshot: &Snapshot) -> Result<Vec<ManifestFileMeta>, ScanError> {
+        let mut all = Vec::new();
+        for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
+            let path = self.dir.join("manifest").join(list);
+            let bytes = std::fs::read(&path).map_err(io_err(&path))?;
+            all.extend(decode_manifest_list(&bytes).map_err(invalid(&path))?);
+        }
+        Ok(all)
+    }
+}
