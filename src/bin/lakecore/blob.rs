@@ -1,15 +1,13 @@
 //! `lakecore blob`: inspect a `.blob` file, merge partial-update layers; the demo section.
 
-use crate::util::{parse_range, split_list, CliResult, Failure};
+use crate::util::{hex, parse_range, read, split_list, CliResult, Failure};
 use lakecore::blob::{
-    BlobFile, BlobWriter, CrcCoverage, FallbackMerge, LayerFile, MergeOptions, Row, RowRange,
-    RECORD_OVERHEAD,
+    BlobFile, CrcCoverage, FallbackMerge, LayerFile, MergeOptions, Row, RowRange,
 };
 use lakecore::codec::checksum::sha256;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
 
 /// Layers `blob merge` accepts.
 const MAX_LAYERS: usize = 64;
@@ -57,10 +55,6 @@ pub fn run(args: &Args) -> CliResult {
     }
 }
 
-fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::io(path.display(), e))
-}
-
 fn print(text: &str) -> CliResult {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
@@ -68,7 +62,7 @@ fn print(text: &str) -> CliResult {
         .map_err(|e| Failure::io("stdout", e))
 }
 
-fn inspect(path: &PathBuf, verify: bool, json: bool) -> CliResult {
+fn inspect(path: &Path, verify: bool, json: bool) -> CliResult {
     let bytes = read(path)?;
     let file = BlobFile::new(&bytes).map_err(|e| Failure::invalid(path.display(), e))?;
     let coverage = if verify {
@@ -157,14 +151,6 @@ fn coalesce(mut ranges: Vec<RowRange>) -> Vec<RowRange> {
     out
 }
 
-fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
 fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
     let mut inputs = Vec::with_capacity(file_args.len());
     for arg in file_args {
@@ -240,113 +226,4 @@ fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
         out.push_str("]}\n");
     }
     print(&out)
-}
-
-fn rate(count: u64, seconds: f64) -> String {
-    let per_second = count as f64 / seconds.max(1e-9);
-    if per_second >= 1e9 {
-        format!("{:.2} G rows/s", per_second / 1e9)
-    } else {
-        format!("{:.1} M rows/s", per_second / 1e6)
-    }
-}
-
-/// Demo section: three partial-update layers of `rows` rows, validated and merged.
-pub fn demo(rows: u64, summary: &mut crate::demo::Summary) -> CliResult {
-    println!("\n== blob: three partial-update layers of {rows} rows, fallback merge");
-    let mut rng = lakecore::paimon::synth::Rng::new(7);
-    let start = Instant::now();
-    let mut layers = Vec::new();
-    // seq 1 writes every row; seq 2 rewrites ~1/4 of them; seq 3 nulls or rewrites ~1/16.
-    for (seq, keep_one_in) in [(1i64, 1u64), (2, 4), (3, 16)] {
-        let mut w = BlobWriter::new(Vec::new());
-        for i in 0..rows {
-            let r = rng.next_u64();
-            let result = if !r.is_multiple_of(keep_one_in) {
-                w.put_placeholder().map(|()| 0)
-            } else if seq == 3 && r & 0x100 != 0 {
-                w.put_null().map(|()| 0)
-            } else {
-                w.put_value(&(i ^ ((seq as u64) << 56)).to_le_bytes())
-            };
-            result.map_err(|e| Failure::Usage(format!("demo writer: {e}")))?;
-        }
-        layers.push((
-            seq,
-            w.finish()
-                .map_err(|e| Failure::Usage(format!("demo writer: {e}")))?,
-        ));
-    }
-    let write = start.elapsed().as_secs_f64();
-    let bytes: usize = layers.iter().map(|(_, b)| b.len()).sum();
-    println!("wrote 3 layers, {bytes} bytes: {}", rate(3 * rows, write));
-
-    let start = Instant::now();
-    let mut files = Vec::new();
-    for (seq, b) in &layers {
-        let file = BlobFile::new(b).map_err(|e| Failure::invalid("demo", e))?;
-        files.push(LayerFile {
-            file,
-            first_row_id: 0,
-            max_sequence_number: *seq,
-        });
-    }
-    let validate = start.elapsed().as_secs_f64();
-
-    let start = Instant::now();
-    let (mut nulls, mut by_seq) = (0u64, [0u64; 4]);
-    let mut payload_bytes = 0usize;
-    for row in FallbackMerge::new(&mut files, MergeOptions::default())
-        .map_err(|e| Failure::invalid("demo", e))?
-    {
-        let row = row.map_err(|e| Failure::invalid("demo", e))?;
-        match row.value {
-            None => nulls += 1,
-            Some(p) => payload_bytes += p.bytes.len(),
-        }
-        if let Some(n) = usize::try_from(row.sequence_number)
-            .ok()
-            .and_then(|s| by_seq.get_mut(s))
-        {
-            *n += 1;
-        }
-    }
-    let merge = start.elapsed().as_secs_f64();
-    println!(
-        "validate 3 files: {}  |  merge: {}  (winners seq1 {} / seq2 {} / seq3 {}, {nulls} null, {payload_bytes} payload bytes borrowed, none copied)",
-        rate(3 * rows, validate),
-        rate(rows, merge),
-        by_seq[1],
-        by_seq[2],
-        by_seq[3]
-    );
-
-    // The columnar form: the same merge as batches of (entry, file, record offset).
-    let start = Instant::now();
-    let (mut batch_rows, mut batch_payload) = (0u64, 0u64);
-    let mut merged = FallbackMerge::new(&mut files, MergeOptions::default())
-        .map_err(|e| Failure::invalid("demo", e))?;
-    while let Some(batch) = merged.next_batch() {
-        let batch = batch.map_err(|e| Failure::invalid("demo", e))?;
-        batch_rows += batch.len() as u64;
-        batch_payload += batch
-            .entries()
-            .iter()
-            .map(|&e| u64::try_from(e - RECORD_OVERHEAD as i64).unwrap_or(0))
-            .sum::<u64>();
-    }
-    let batched = start.elapsed().as_secs_f64();
-    if batch_rows != rows || batch_payload != payload_bytes as u64 {
-        return Err(Failure::Usage(format!(
-            "demo: batch merge disagrees ({batch_rows} rows, {batch_payload} payload bytes)"
-        )));
-    }
-    println!("merge as batches: {}", rate(rows, batched));
-    summary.push(format!(
-        "blob: validate {}, three-layer merge {} per row, {} as batches (payloads borrowed, none copied)",
-        rate(3 * rows, validate),
-        rate(rows, merge),
-        rate(rows, batched)
-    ));
-    Ok(())
 }

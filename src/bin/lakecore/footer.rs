@@ -1,10 +1,10 @@
 //! `lakecore footer`: convert standard Parquet footers to modular footers, inspect them, and
 //! read one column's placement.
 
-use crate::util::{CliResult, Failure};
+use crate::util::{read, CliResult, Failure};
 use lakecore::footer::{convert, ModularFooter, Module, ModuleEncoding};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Options of `lakecore footer`.
 #[derive(clap::Args, Debug)]
@@ -42,10 +42,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::io(path.display(), e))
 }
 
 /// Runs a `footer` subcommand.
@@ -205,86 +201,4 @@ pub fn placement(f: &ModularFooter<'_>, column: u32, json: bool) -> lakecore::Re
         s.pop();
     }
     Ok(s)
-}
-
-/// Demo section: convert a generated wide file, then read one column's placement from the
-/// modular footer and from a full decode of the standard footer by the `parquet` crate.
-pub fn demo(summary: &mut crate::demo::Summary) -> CliResult {
-    use std::hint::black_box;
-    use std::time::Instant;
-    let (columns, row_groups) = (5_000usize, 10usize);
-    println!("\n== Parquet modular footer: {columns} columns x {row_groups} row groups");
-    let standard = convert::synthetic_standard_file(columns, row_groups, 7);
-    let (start, len) =
-        convert::standard_footer_range(&standard).map_err(|e| Failure::invalid("demo", e))?;
-    let modular = convert::convert(&standard).map_err(|e| Failure::invalid("demo", e))?;
-    let footer = ModularFooter::new(&modular, 0).map_err(|e| Failure::invalid("demo", e))?;
-    let meta = footer.file_len() - footer.metadata_start();
-    println!(
-        "standard footer {len} B, modular footer {meta} B ({:.2}x), data region {start} B unchanged",
-        meta as f64 / len as f64
-    );
-    let column = (columns / 2) as u32;
-    let reps = 20;
-    let t = Instant::now();
-    let mut sum = 0u64;
-    let standard_footer = standard.get(start..start + len).unwrap_or_default();
-    for _ in 0..reps {
-        let md = parquet::file::metadata::ParquetMetaDataReader::decode_metadata(black_box(
-            standard_footer,
-        ))
-        .map_err(|e| Failure::Usage(format!("demo: parquet crate: {e}")))?;
-        for rg in md.row_groups() {
-            let c = rg
-                .columns()
-                .get(column as usize)
-                .ok_or_else(|| Failure::Usage("demo: missing column".into()))?;
-            sum = sum.wrapping_add(c.data_page_offset() as u64);
-        }
-    }
-    let full = t.elapsed().as_secs_f64() / reps as f64;
-    let reps_m = 2000;
-    let t = Instant::now();
-    let mut sum_m = 0u64;
-    for _ in 0..reps_m {
-        let f =
-            ModularFooter::new(black_box(&modular), 0).map_err(|e| Failure::invalid("demo", e))?;
-        for g in 0..row_groups as u32 {
-            let p = f
-                .chunk_placement(column, g)
-                .map_err(|e| Failure::invalid("demo", e))?;
-            sum_m = sum_m.wrapping_add(p.data_page_offset);
-        }
-    }
-    let projected = t.elapsed().as_secs_f64() / reps_m as f64;
-    if sum / reps as u64 != sum_m / reps_m as u64 {
-        return Err(Failure::Usage("demo: placements disagree".into()));
-    }
-    println!(
-        "column {column} placement: parquet crate standard footer decode {:.1} us, modular open + projected read {:.2} us ({:.0}x)",
-        full * 1e6,
-        projected * 1e6,
-        full / projected.max(1e-12)
-    );
-    let (mut first, mut last, mut compressed) = (u64::MAX, 0u64, 0u64);
-    for g in 0..footer.num_row_groups() {
-        let p = footer
-            .chunk_placement(column, g)
-            .map_err(|e| Failure::invalid("demo", e))?;
-        first = first.min(p.data_page_offset);
-        last = last.max(p.data_page_offset);
-        compressed += p.total_compressed_size;
-    }
-    println!(
-        "column {column}: {} chunks, data pages at bytes {first}..={last}, {compressed} compressed bytes (`lakecore footer` prints them all)",
-        footer.num_row_groups()
-    );
-    summary.push(format!(
-        "footer: one column's placement {:.2} us from the modular footer vs {:.0} us decoding the standard one ({:.0}x), footer {:.2}x the size",
-        projected * 1e6,
-        full * 1e6,
-        full / projected.max(1e-12),
-        meta as f64 / len as f64
-    ));
-    Ok(())
 }

@@ -3,7 +3,7 @@
 //! Argument parsing and printing only; the planning is `lakecore::paimon`. Manifests run
 //! in parallel (rayon); a progress bar appears on stderr when the work takes long.
 
-use crate::util::{parse_range, split_list, CliResult, Failure};
+use crate::util::{hex, parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakecore::paimon::{
     DataFile, ManifestScan, PartitionType, PreparedScan, ScanError, ScanOptions, ScanPlan,
@@ -167,13 +167,6 @@ pub fn run(args: &Args) -> CliResult {
     };
     report(args, &plan, schema.as_ref());
     Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 fn json(plan: &ScanPlan) -> String {

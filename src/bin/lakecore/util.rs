@@ -86,3 +86,27 @@ pub fn parse_range(text: &str) -> Result<(u64, u64), Failure> {
 pub fn split_list(text: &str) -> impl Iterator<Item = &str> {
     text.split(',').filter(|s| !s.is_empty())
 }
+
+/// Reads a whole file, naming it in the error.
+pub fn read(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::io(path.display(), e))
+}
+
+/// Lowercase hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// `count` items in `seconds` as a rate: `"1.23 G{unit}/s"` or `"45.6 M{unit}/s"`.
+pub fn rate(count: u64, seconds: f64, unit: &str) -> String {
+    let per_second = count as f64 / seconds.max(1e-9);
+    if per_second >= 1e9 {
+        format!("{:.2} G{unit}/s", per_second / 1e9)
+    } else {
+        format!("{:.1} M{unit}/s", per_second / 1e6)
+    }
+}

@@ -1,58 +1,11 @@
-//! `lakecore demo`: generated data through every format, with throughput figures.
-//!
-//! Runs without arguments on embedded defaults so a newcomer sees what each layer does. The
-//! headline section writes a Paimon table with many manifests and sidecars (see
-//! `lakecore::paimon::synth`) to a temporary directory (or `--keep DIR`) and plans typical
-//! scans with `lakecore::paimon` exactly as `lakecore scan` does, with and without sidecars.
-//! The other sections: codecs, one sidecar in both layouts, BLOB layers, modular footers.
-//! A closing summary repeats the key figures.
+//! Demo section: a generated Paimon table with many manifests, planned with and without sidecars.
 
+use super::Summary;
 use crate::util::{CliResult, Failure};
-use lakecore::codec::bitpack::{self, BitPacked};
-use lakecore::codec::varint::{self, DeltaIter, VarintFormat};
-use lakecore::paimon::synth::{self, Generated, Rng, Spec};
+use lakecore::paimon::synth::{self, Generated, Spec};
 use lakecore::paimon::{DataFile, ScanOptions, ScanQuery, Table};
-use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// Options of `lakecore demo`.
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    /// Values in the synthetic delta stream.
-    #[arg(long, default_value_t = 4_000_000)]
-    pub values: usize,
-    /// Manifests in the generated Paimon table.
-    #[arg(long, default_value_t = 300)]
-    pub manifests: usize,
-    /// Keep the generated table in DIR (created; must not exist yet) instead of a temporary
-    /// directory, e.g. to run `lakecore scan DIR` on it afterwards.
-    #[arg(long, value_name = "DIR")]
-    pub keep: Option<PathBuf>,
-}
-
-/// Key figures collected by the sections for the closing summary.
-pub type Summary = Vec<String>;
-
-/// Runs every demo section.
-pub fn run(args: &Args) -> CliResult {
-    let start = Instant::now();
-    println!(
-        "lakecore demo (kernel tier: {})",
-        lakecore::arch::active_tier().name()
-    );
-    let mut summary = Summary::new();
-    table_scan(args.manifests, args.keep.as_deref(), &mut summary)?;
-    codecs(args.values, &mut summary)?;
-    crate::sidecar::demo(50_000, 200, &mut summary)?;
-    crate::blob::demo(1_000_000, &mut summary)?;
-    crate::footer::demo(&mut summary)?;
-    println!("\n== summary ({:.1} s)", start.elapsed().as_secs_f64());
-    for line in &summary {
-        println!("  {line}");
-    }
-    Ok(())
-}
 
 /// Removes the generated table when dropped (unless kept).
 struct TempTable(Option<PathBuf>);
@@ -99,7 +52,7 @@ fn file_set(files: &[DataFile]) -> Vec<(&[u8], i32, &str)> {
 
 /// The headline: a generated Paimon table with many manifests, scanned with and without
 /// sidecars for typical queries.
-fn table_scan(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> CliResult {
+pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> CliResult {
     let spec = Spec {
         manifests: manifests.max(1),
         ..Spec::default()
@@ -248,98 +201,5 @@ fn table_scan(manifests: usize, keep: Option<&Path>, summary: &mut Summary) -> C
             dir.display()
         );
     }
-    Ok(())
-}
-
-fn rate(count: usize, seconds: f64) -> String {
-    let per_second = count as f64 / seconds.max(1e-9);
-    if per_second >= 1e9 {
-        format!("{:.2} G/s", per_second / 1e9)
-    } else {
-        format!("{:.1} M/s", per_second / 1e6)
-    }
-}
-
-/// Encodes and decodes a synthetic sorted stream (mostly one-byte deltas) and a bit-packed
-/// array, timing the lazy iterator, the bulk decoder and the unpacker.
-fn codecs(n: usize, summary: &mut Summary) -> CliResult {
-    println!("\n== codecs: delta varints and bit packing ({n} values)");
-    let mut rng = Rng::new(42);
-    let mut values = Vec::with_capacity(n);
-    let mut v = 0u64;
-    for _ in 0..n {
-        // 7 in 8 deltas fit in one byte, the rest take two or three.
-        let r = rng.next_u64();
-        v += if r & 7 == 0 {
-            (r >> 8) % 100_000
-        } else {
-            (r >> 8) % 128
-        };
-        values.push(v);
-    }
-    let mut stream = Vec::new();
-    varint::push_deltas(&mut stream, 0, &values)
-        .map_err(|e| crate::util::Failure::invalid("demo", e))?;
-    println!(
-        "encoded {} values into {} bytes ({:.2} B/value)",
-        n,
-        stream.len(),
-        stream.len() as f64 / n as f64
-    );
-
-    let start = Instant::now();
-    let mut sum = 0u64;
-    for item in DeltaIter::new(&stream, 0, VarintFormat::SIDECAR).with_count(n as u64) {
-        sum = sum.wrapping_add(item.map_err(|e| crate::util::Failure::invalid("demo", e))?);
-    }
-    let lazy = start.elapsed().as_secs_f64();
-    black_box(sum);
-
-    // Filled, not zeroed: a zeroed Vec is lazily mapped, and page faults would be timed.
-    let mut out = vec![u64::MAX; n];
-    let start = Instant::now();
-    let mut it = DeltaIter::new(&stream, 0, VarintFormat::SIDECAR).with_count(n as u64);
-    it.decode_into(&mut out)
-        .map_err(|e| crate::util::Failure::invalid("demo", e))?;
-    let bulk = start.elapsed().as_secs_f64();
-    let checked = out == values;
-    println!(
-        "lazy DeltaIter:  {}  |  bulk decode_into: {}  |  round trip equal: {checked}",
-        rate(n, lazy),
-        rate(n, bulk)
-    );
-
-    let width = 17u8;
-    let packed_values: Vec<u64> = values.iter().map(|v| v & ((1 << width) - 1)).collect();
-    let packed = bitpack::pack(&packed_values, width)
-        .map_err(|e| crate::util::Failure::invalid("demo", e))?;
-    let view =
-        BitPacked::new(&packed, width, n).map_err(|e| crate::util::Failure::invalid("demo", e))?;
-    let mut unpacked = vec![u64::MAX; n];
-    let start = Instant::now();
-    view.unpack_u64(0, &mut unpacked)
-        .map_err(|e| crate::util::Failure::invalid("demo", e))?;
-    let unpack = start.elapsed().as_secs_f64();
-    let start = Instant::now();
-    let mut acc = 0u64;
-    let mut index = 0usize;
-    for _ in 0..n {
-        index = (index + 7919) % n;
-        acc = acc.wrapping_add(view.get(index).unwrap_or(0));
-    }
-    let random = start.elapsed().as_secs_f64();
-    black_box(acc);
-    println!(
-        "bit-unpack width {width}: {}  |  random get(i): {:.2} ns/lookup  |  round trip equal: {}",
-        rate(n, unpack),
-        random * 1e9 / n as f64,
-        unpacked == packed_values
-    );
-    summary.push(format!(
-        "codecs: delta varints {} (lazy) / {} (bulk), bit-unpack {}",
-        rate(n, lazy),
-        rate(n, bulk),
-        rate(n, unpack)
-    ));
     Ok(())
 }
