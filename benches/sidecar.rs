@@ -61,7 +61,7 @@ fn generate(layout: Layout, blocks: usize) -> (Vec<u8>, ManifestFacts) {
         b.end_block().unwrap();
         offset += len;
     }
-    let bytes = b.finish(offset).unwrap().unwrap();
+    let bytes = b.finish(offset).unwrap();
     (
         bytes,
         ManifestFacts {

@@ -22,7 +22,7 @@ fn scan(bytes: &[u8]) {
             layout,
             ..BuildSettings::default()
         };
-        if let Ok(Some(sidecar)) = build_from_manifest(bytes, settings) {
+        if let Ok(sidecar) = build_from_manifest(bytes, settings) {
             // Whatever is built must validate against the manifest it came from.
             assert!(Sidecar::validate_self_described(&sidecar).is_ok());
         }

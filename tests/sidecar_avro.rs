@@ -121,7 +121,7 @@ fn every_codec_and_wrapper_builds_what_the_entries_say() {
                         layout,
                         ..BuildSettings::default()
                     };
-                    let got = build_from_manifest(&manifest, settings).unwrap().unwrap();
+                    let got = build_from_manifest(&manifest, settings).unwrap();
                     // Oracle: the builder fed the generated entries and the scanned block list.
                     let mut b = SidecarBuilder::new(settings, c.header());
                     for (ab, entries) in avro_blocks.iter().zip(&blocks) {
@@ -138,7 +138,7 @@ fn every_codec_and_wrapper_builds_what_the_entries_say() {
                         }
                         b.end_block().unwrap();
                     }
-                    let want = b.finish(manifest.len() as u64).unwrap().unwrap();
+                    let want = b.finish(manifest.len() as u64).unwrap();
                     assert_eq!(got, want, "round {round} {name} union={union} {layout:?}");
                 }
             }

@@ -258,7 +258,7 @@ fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
             .unwrap();
         }
         b.end_block().unwrap();
-        let bytes = b.finish(40).unwrap().unwrap();
+        let bytes = b.finish(40).unwrap();
         let facts = ManifestFacts {
             length: 40,
             entries: n,

@@ -282,7 +282,6 @@ fn oracle_settings(o: &Value, layout: Layout) -> BuildSettings {
         layout,
         row_ids: st["row_id_enabled"].as_bool().unwrap(),
         buckets: st["bucket_enabled"].as_bool().unwrap(),
-        write: true,
     }
 }
 
@@ -290,8 +289,7 @@ fn oracle_settings(o: &Value, layout: Layout) -> BuildSettings {
 fn building_from_the_manifest_reproduces_the_published_sidecar() {
     for c in cases() {
         let built = build_from_manifest(&c.manifest, oracle_settings(&c.oracle, Layout::Compact))
-            .unwrap_or_else(|e| panic!("{}: {e}", c.name))
-            .unwrap();
+            .unwrap_or_else(|e| panic!("{}: {e}", c.name));
         assert_eq!(hex(&built), hex(&c.sidecar), "{}", c.name);
     }
 }
@@ -299,19 +297,10 @@ fn building_from_the_manifest_reproduces_the_published_sidecar() {
 #[test]
 fn fixed_layout_built_from_the_manifest_selects_the_same_blocks() {
     for c in cases() {
-        let built = build_from_manifest(&c.manifest, oracle_settings(&c.oracle, Layout::Fixed))
-            .unwrap()
-            .unwrap();
+        let built =
+            build_from_manifest(&c.manifest, oracle_settings(&c.oracle, Layout::Fixed)).unwrap();
         let s = Sidecar::validate(&built, facts(&c.oracle)).unwrap();
         assert_eq!(s.layout(), Layout::Fixed);
         check_selections(&c, &s);
     }
-}
-
-#[test]
-fn write_switch_off_builds_nothing_from_a_manifest() {
-    let c = &cases()[0];
-    let mut st = oracle_settings(&c.oracle, Layout::Compact);
-    st.write = false;
-    assert_eq!(build_from_manifest(&c.manifest, st).unwrap(), None);
 }

@@ -305,8 +305,7 @@ fn decompress(codec: Codec, data: &[u8], at: u64) -> Result<Cow<'_, [u8]>> {
     }
 }
 
-/// Builds the sidecar of the completed manifest `bytes` (`None` when `settings.write` is
-/// off): scans the container, decodes each block's entries, pairs them with the block
+/// Builds the sidecar of the completed manifest `bytes`: scans the container, decodes each block's entries, pairs them with the block
 /// and serialises. Nothing is written or published.
 ///
 /// ```
@@ -314,16 +313,13 @@ fn decompress(codec: Codec, data: &[u8], at: u64) -> Result<Cow<'_, [u8]>> {
 /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
 /// let manifest = std::fs::read(path).unwrap();
 /// let bytes = lakecore::paimon::manifest::build_from_manifest(&manifest, BuildSettings::default())?
-///     .expect("write is on");
+///     ;
 /// let sidecar = Sidecar::validate_self_described(&bytes)?;
 /// assert_eq!((sidecar.block_count(), sidecar.entry_count()), (6, 364));
 /// assert_eq!(sidecar.manifest_length(), manifest.len() as u64);
 /// # Ok::<(), lakecore::Error>(())
 /// ```
-pub fn build_from_manifest(bytes: &[u8], settings: BuildSettings) -> Result<Option<Vec<u8>>> {
-    if !settings.write {
-        return Ok(None);
-    }
+pub fn build_from_manifest(bytes: &[u8], settings: BuildSettings) -> Result<Vec<u8>> {
     let (container, blocks, entries) = decode_entries(bytes)?;
     let mut builder = SidecarBuilder::new(settings, container.header());
     let mut entries = entries.iter().peekable();

@@ -350,8 +350,7 @@ fn write_manifest(
     }
     let bytes = writer.into_inner().map_err(err(name))?;
     let sidecar = build_from_manifest(&bytes, BuildSettings::default())
-        .map_err(|e| format!("{name}: sidecar: {} at byte {}", e.kind.name(), e.offset))?
-        .unwrap_or_default();
+        .map_err(|e| format!("{name}: sidecar: {} at byte {}", e.kind.name(), e.offset))?;
     let path = dir.join(name);
     std::fs::write(&path, &bytes).map_err(io(&path))?;
     let path = dir.join(format!("{name}.avro.sidecar"));

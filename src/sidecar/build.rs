@@ -17,8 +17,6 @@ pub struct BuildSettings {
     pub row_ids: bool,
     /// Generate bucket coverage.
     pub buckets: bool,
-    /// Whether sidecars are written at all; off = [`SidecarBuilder::finish`] returns `None`.
-    pub write: bool,
 }
 
 impl Default for BuildSettings {
@@ -27,7 +25,6 @@ impl Default for BuildSettings {
             layout: Layout::Fixed,
             row_ids: true,
             buckets: true,
-            write: true,
         }
     }
 }
@@ -68,7 +65,7 @@ struct BlockAcc {
 /// b.add(EntryCoverage { partition: Some(&part), bucket: Some(0), total_buckets: Some(2),
 ///                       first_row_id: Some(0), row_count: 10 })?;
 /// b.end_block()?;
-/// let bytes = b.finish(header.len() as u64 + 100)?.unwrap();
+/// let bytes = b.finish(header.len() as u64 + 100)?;
 /// let s = Sidecar::validate(&bytes, ManifestFacts { length: 137, entries: 1 })?;
 /// assert_eq!(s.layout(), Layout::Fixed);
 /// # Ok::<(), lakecore::Error>(())
@@ -109,7 +106,7 @@ impl SidecarBuilder {
     ///     }
     ///     b.end_block()?;
     /// }
-    /// let bytes = b.finish(221)?.expect("write is on");
+    /// let bytes = b.finish(221)?;
     /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 221, entries: 4 })?;
     /// let mut rows = [(105, 105)];
     /// let query = Query::new().rows(RowRanges::normalize(&mut rows));
@@ -216,19 +213,17 @@ impl SidecarBuilder {
     /// Serialises like [`finish`](Self::finish), also checking the caller's entry count
     /// (`numAddedFiles + numDeletedFiles`) against the entries added
     /// ([`ErrorKind::Mismatch`] otherwise).
-    pub fn serialize(self, manifest_length: u64, entry_count: u64) -> Result<Option<Vec<u8>>> {
+    pub fn serialize(self, manifest_length: u64, entry_count: u64) -> Result<Vec<u8>> {
         if entry_count != self.entries {
             return Err(Error::new(ErrorKind::Mismatch, entry_count));
         }
         self.finish(manifest_length)
     }
 
-    /// Serialises the sidecar of a manifest of `manifest_length` bytes; `None` when the
-    /// `write` switch is off. The result is validated before it is returned.
-    pub fn finish(self, manifest_length: u64) -> Result<Option<Vec<u8>>> {
-        if !self.settings.write {
-            return Ok(None);
-        }
+    /// Serialises the sidecar of a manifest of `manifest_length` bytes. The result is
+    /// validated before it is returned. (Whether to build one at all, Paimon's write switch,
+    /// is the caller's decision.)
+    pub fn finish(self, manifest_length: u64) -> Result<Vec<u8>> {
         if self.current.is_some() {
             return Err(Error::new(ErrorKind::InvalidValue, self.entries));
         }
@@ -315,7 +310,7 @@ impl SidecarBuilder {
                 entries: self.entries,
             },
         )?;
-        Ok(Some(w.out))
+        Ok(w.out)
     }
 }
 

@@ -106,7 +106,7 @@ pub fn build(
     blocks: &[(u64, u64, Vec<TestEntry>)],
     manifest_length: u64,
     settings: BuildSettings,
-) -> Option<Vec<u8>> {
+) -> Vec<u8> {
     let mut b = SidecarBuilder::new(settings, header);
     for (offset, length, entries) in blocks {
         b.begin_block(*offset, *length).unwrap();
@@ -130,7 +130,6 @@ pub fn settings(layout: Layout, rows: bool, buckets: bool) -> BuildSettings {
         layout,
         row_ids: rows,
         buckets,
-        write: true,
     }
 }
 

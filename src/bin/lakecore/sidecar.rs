@@ -339,11 +339,9 @@ fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Pa
         },
         row_ids: rows,
         buckets,
-        write: true,
     };
     let sidecar = build_from_manifest(&bytes, settings)
-        .map_err(|e| Failure::invalid(manifest.display(), e))?
-        .unwrap_or_default();
+        .map_err(|e| Failure::invalid(manifest.display(), e))?;
     std::fs::write(out, &sidecar).map_err(|e| Failure::io(out.display(), e))?;
     let s = Sidecar::validate_self_described(&sidecar)
         .map_err(|e| Failure::invalid(out.display(), e))?;

@@ -89,8 +89,7 @@ pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> Cl
         };
         let t = Instant::now();
         let bytes = build_from_manifest(&manifest, settings)
-            .map_err(|e| Failure::invalid("demo manifest", e))?
-            .unwrap_or_default();
+            .map_err(|e| Failure::invalid("demo manifest", e))?;
         let build_ms = t.elapsed().as_secs_f64() * 1e3;
         let path = dir.join(format!("manifest-demo.{}.avro.sidecar", layout.name()));
         std::fs::write(&path, &bytes).map_err(|e| Failure::io(path.display(), e))?;
