@@ -5,7 +5,7 @@
 //! (canonical varints, bounds, strict order, exact end) as they are driven, so a scan can stop
 //! at the first hit.
 
-use super::{Fields, Layout, MAX_INT, MAX_LONG};
+use super::layout::{Fields, Layout, MAX_INT, MAX_LONG};
 use crate::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
 use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
