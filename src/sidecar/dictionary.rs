@@ -39,10 +39,7 @@ impl<'a> PartitionsAt<'a> {
     /// The tuples of `dictionary`, which starts at absolute offset `at`.
     pub(super) fn new(dictionary: &'a [u8], at: u64, layout: Layout) -> Self {
         PartitionsAt {
-            f: Fields {
-                cur: Cursor::with_origin(dictionary, at),
-                layout,
-            },
+            f: Fields::with_origin(dictionary, at, layout),
         }
     }
 }

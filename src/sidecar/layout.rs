@@ -79,6 +79,15 @@ pub(super) struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    /// A reader at the start of `bytes`, which begin at absolute offset `origin`.
+    #[inline(always)]
+    pub(super) const fn with_origin(bytes: &'a [u8], origin: u64, layout: Layout) -> Self {
+        Fields {
+            cur: Cursor::with_origin(bytes, origin),
+            layout,
+        }
+    }
+
     /// A count or length: `int` (fixed) or varint `<= i32::MAX` (compact); never negative.
     #[inline(always)]
     pub(super) fn count(&mut self) -> Result<u64> {

@@ -60,7 +60,6 @@ pub use layout::{
 };
 pub use select::{PartitionMask, Query, RowRanges, SelectedBlock, Selection};
 
-use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
 use block::BlockWalker;
 use dictionary::PartitionsAt;
@@ -204,10 +203,7 @@ impl<'a> Sidecar<'a> {
         if let Some(stride) = self.uniform_stride {
             let start = stride.checked_mul(id)?;
             let record = self.dictionary.get(start..start.checked_add(stride)?)?;
-            let mut f = Fields {
-                cur: Cursor::new(record),
-                layout: self.layout,
-            };
+            let mut f = Fields::with_origin(record, 0, self.layout);
             let len = f.count().ok()?;
             return f.cur.bytes_u64(len).ok();
         }
@@ -253,10 +249,7 @@ impl<'a> Sidecar<'a> {
     /// The blocks in file order.
     pub fn blocks(&self) -> Blocks<'a> {
         Blocks::new(BlockWalker::new(
-            Fields {
-                cur: Cursor::with_origin(self.blocks, self.blocks_at),
-                layout: self.layout,
-            },
+            Fields::with_origin(self.blocks, self.blocks_at, self.layout),
             self.block_count,
             off(self.header.len()),
             self.entry_count,
