@@ -78,6 +78,15 @@ impl<'a> checksum::WithSha256 for FixedValidation<'a> {
     }
 }
 
+/// `found`, unless the caller (or the stored header) knew a different value: then
+/// [`ErrorKind::Mismatch`] at `at`.
+fn agree(known: Option<u64>, found: u64, at: u64) -> Result<u64> {
+    match known {
+        Some(known) if known != found => Err(Error::new(ErrorKind::Mismatch, at)),
+        _ => Ok(found),
+    }
+}
+
 /// The error for a checksum that does not match `body`: at the trailer's first byte.
 fn checksum_mismatch(body: &[u8]) -> Error {
     Error::new(ErrorKind::ChecksumMismatch, off(body.len()))
@@ -194,21 +203,9 @@ impl<'a> Sidecar<'a> {
             (facts.map(|m| m.length), facts.map(|m| m.entries));
         if layout == Layout::Fixed {
             let at = f.cur.position();
-            let stored_len = f.cur.len_i64_be()?;
-            match manifest_length {
-                Some(known) if known != stored_len => {
-                    return Err(Error::new(ErrorKind::Mismatch, at))
-                }
-                _ => manifest_length = Some(stored_len),
-            }
+            manifest_length = Some(agree(manifest_length, f.cur.len_i64_be()?, at)?);
             let at = f.cur.position();
-            let stored_entries = f.cur.len_i64_be()?;
-            match entry_count {
-                Some(known) if known != stored_entries => {
-                    return Err(Error::new(ErrorKind::Mismatch, at))
-                }
-                _ => entry_count = Some(stored_entries),
-            }
+            entry_count = Some(agree(entry_count, f.cur.len_i64_be()?, at)?);
         }
 
         // Avro header.
@@ -284,21 +281,15 @@ impl<'a> Sidecar<'a> {
         }
         let (tiled_end, records) = walker.finish()?;
         let end_at = off(body_len);
-        match manifest_length {
-            Some(m) if m != tiled_end => return Err(Error::new(ErrorKind::Mismatch, end_at)),
-            _ => manifest_length = Some(tiled_end),
-        }
-        match entry_count {
-            Some(n) if n != records => return Err(Error::new(ErrorKind::Mismatch, end_at)),
-            _ => entry_count = Some(records),
-        }
+        let manifest_length = agree(manifest_length, tiled_end, end_at)?;
+        let entry_count = agree(entry_count, records, end_at)?;
         let blocks = body.get(blocks_index..).unwrap_or_default();
 
         let sidecar = Sidecar {
             bytes,
             layout,
-            manifest_length: manifest_length.unwrap_or(tiled_end),
-            entry_count: entry_count.unwrap_or(records),
+            manifest_length,
+            entry_count,
             header,
             dictionary,
             dictionary_at,
