@@ -487,7 +487,7 @@ impl<'a> ModularFooter<'a> {
     /// [`ModularFooter::new`] with explicit limits.
     ///
     /// ```
-    /// use lakecore::footer::writer::{ChunkMeta, FooterInput};
+    /// use lakecore::footer::{ChunkMeta, FooterInput};
     /// use lakecore::footer::{Limits, ModularFooter};
     /// use lakecore::ErrorKind;
     /// let mut input = FooterInput::flat(&["id"], &[2], &[10]);
@@ -1246,7 +1246,7 @@ impl<'a> ModularFooter<'a> {
     /// The SCHEMA module.
     ///
     /// ```
-    /// use lakecore::footer::writer::{ChunkMeta, FooterInput};
+    /// use lakecore::footer::{ChunkMeta, FooterInput};
     /// use lakecore::footer::ModularFooter;
     /// let mut input = FooterInput::flat(&["id"], &[2], &[10]); // one INT64 column, one row group
     /// input.chunks[0] = ChunkMeta { data_page_offset: 4, total_compressed_size: 90,
@@ -1283,7 +1283,7 @@ impl<'a> ModularFooter<'a> {
     /// the file metadata. O(size of the footer).
     ///
     /// ```
-    /// use lakecore::footer::writer::{ChunkMeta, FooterInput};
+    /// use lakecore::footer::{ChunkMeta, FooterInput};
     /// use lakecore::footer::ModularFooter;
     /// let mut input = FooterInput::flat(&["id"], &[2], &[10]); // one INT64 column, one row group
     /// input.chunks[0] = ChunkMeta { data_page_offset: 4, total_compressed_size: 90,

@@ -2,7 +2,9 @@
 //! read one column's placement.
 
 use crate::util::{CliResult, Failure};
-use lakecore::footer::{convert, ModularFooter, Module, ModuleEncoding};
+use lakecore::footer::{
+    convert, standard_footer_range, synthetic_standard_file, ModularFooter, Module, ModuleEncoding,
+};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -53,8 +55,7 @@ pub fn run(args: &Args) -> CliResult {
     match &args.command {
         Command::Convert { input, output } => {
             let bytes = read(input)?;
-            let converted =
-                convert::convert(&bytes).map_err(|e| Failure::invalid(input.display(), e))?;
+            let converted = convert(&bytes).map_err(|e| Failure::invalid(input.display(), e))?;
             std::fs::write(output, &converted).map_err(|e| Failure::io(output.display(), e))?;
             let footer = ModularFooter::new(&converted, 0)
                 .map_err(|e| Failure::invalid(output.display(), e))?;
@@ -214,10 +215,9 @@ pub fn demo(summary: &mut crate::demo::Summary) -> CliResult {
     use std::time::Instant;
     let (columns, row_groups) = (5_000usize, 10usize);
     println!("\n== Parquet modular footer: {columns} columns x {row_groups} row groups");
-    let standard = convert::synthetic_standard_file(columns, row_groups, 7);
-    let (start, len) =
-        convert::standard_footer_range(&standard).map_err(|e| Failure::invalid("demo", e))?;
-    let modular = convert::convert(&standard).map_err(|e| Failure::invalid("demo", e))?;
+    let standard = synthetic_standard_file(columns, row_groups, 7);
+    let (start, len) = standard_footer_range(&standard).map_err(|e| Failure::invalid("demo", e))?;
+    let modular = convert(&standard).map_err(|e| Failure::invalid("demo", e))?;
     let footer = ModularFooter::new(&modular, 0).map_err(|e| Failure::invalid("demo", e))?;
     let meta = footer.file_len() - footer.metadata_start();
     println!(
