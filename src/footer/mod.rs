@@ -10,9 +10,11 @@
 //!
 //! - `page`: [`MetadataPageHeader`] and the payload view
 //!   [`ArrayPage`] (dense O(1) `get`, sparse O(log n) lookup).
-//! - `view`: [`ModularFooter`], structural validation on open (root, directory,
-//!   descriptors, page headers: work independent of the column count), O(1) typed accessors,
-//!   and [`ModularFooter::validate`] for the value-level rules over every array.
+//! - `view`: [`ModularFooter`], structural validation on open (work independent of the
+//!   column count), O(1) typed accessors, and [`ModularFooter::validate`] for the value-level
+//!   rules over every array; `directory`: the root, module directory, descriptors and FILE
+//!   page headers it parses on open; `stats`: [`StatArrays`] and [`Statistics`];
+//!   `page_index`: [`OffsetIndex`], [`ColumnIndex`] and [`DictionaryPages`].
 //! - `schema`: the THRIFT modules (schema elements, leaf paths, file metadata).
 //! - `writer` (`alloc`): builds a complete modular footer ([`FooterInput`]); `convert`
 //!   (feature `parquet`): from a standard Parquet file, read with the `parquet` crate.
@@ -31,8 +33,11 @@
 //! # }
 //! ```
 
+mod directory;
 mod page;
+mod page_index;
 mod schema;
+mod stats;
 mod view;
 
 #[cfg(feature = "parquet")]
@@ -42,12 +47,12 @@ mod writer;
 
 #[cfg(feature = "parquet")]
 pub use convert::{convert, read_standard, standard_footer_range, synthetic_standard_file};
+pub use directory::ModuleLocation;
 pub use page::{ArrayPage, EncodingHeader, MetadataPageHeader};
+pub use page_index::{ColumnIndex, DictionaryPages, OffsetIndex};
 pub use schema::{FileMetadata, Leaf, Leaves, Schema, SchemaElement, MAX_SCHEMA_DEPTH};
-pub use view::{
-    Bound, ChunkPlacement, ColumnIndex, DictionaryPages, Limits, ModularFooter, ModuleLocation,
-    OffsetIndex, PlacementArrays, StatArrays, Statistics,
-};
+pub use stats::{Bound, StatArrays, Statistics};
+pub use view::{ChunkPlacement, Limits, ModularFooter, PlacementArrays};
 #[cfg(feature = "alloc")]
 pub use writer::{
     encode_page, ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput,
