@@ -5,10 +5,11 @@
 //! or on a second thread ([`Sidecar::validate_parallel`]).
 //!
 //! `FixedValidation`, a job for the `checksum::WithSha256` trait, is the one place where format
-//! code runs under an ISA context: `codec::checksum` picks the SHA-256 engine (SHA-NI where the
-//! CPU has it) and compiles the walk with that engine's target features. This module imports
-//! nothing from `arch`, holds no ISA code of its own, and allocates only in the large-dictionary
-//! duplicate check (feature `alloc`). It builds the view; the accessors are in the parent.
+//! code runs under an ISA context: `codec::checksum` picks the SHA-256 engine (SHA-NI on x86_64
+//! CPUs that have it, `sha2` otherwise) and runs the job with it, so the inlined walk is
+//! compiled with that engine's target features. This module imports nothing from `arch`, holds
+//! no ISA code of its own, and allocates only in the large-dictionary duplicate check (feature
+//! `alloc`). It builds the view; the accessors are in the parent.
 
 use super::block::BlockWalker;
 use super::dictionary::check_partition_tuple;
