@@ -15,9 +15,10 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lakecore::codec::thrift::{FieldType, Writer};
-use lakecore::footer::convert::{convert, standard_footer_range, synthetic_standard_file};
-use lakecore::footer::writer::{encode_page, Values};
-use lakecore::footer::{MetadataArray as A, ModularFooter, Module};
+use lakecore::footer::{
+    convert, encode_page, standard_footer_range, synthetic_standard_file, MetadataArray as A,
+    ModularFooter, Module, Values,
+};
 use parquet::file::metadata::ParquetMetaDataReader;
 use std::hint::black_box;
 

@@ -7,7 +7,7 @@
 mod footer_support;
 
 use footer_support::{build, check_against_input, random_input};
-use lakecore::footer::page::ArrayPage;
+use lakecore::footer::ArrayPage;
 use lakecore::footer::ModularFooter;
 
 fn iterations(n: usize) -> usize {

@@ -5,9 +5,8 @@
 //! accessor must equal the metadata the `parquet` crate reads from the original file.
 
 use bytes::Bytes;
-use lakecore::footer::convert::convert;
-use lakecore::footer::view::Statistics;
 use lakecore::footer::ModularFooter;
+use lakecore::footer::{convert, Statistics};
 use parquet::basic::{Compression, Encoding, Type as PhysicalType};
 use parquet::column::writer::ColumnWriter;
 use parquet::data_type::ByteArray;
@@ -296,7 +295,7 @@ fn converts_wide_file_and_every_value_matches() {
     eprintln!("inexact max {inexact} nans {nans} dicts {dicts}/{no_dicts} fully {fully} null pages {null_pages} page nans {page_nans}");
     assert!(nans > 0 && dicts > 0 && no_dicts > 0 && fully > 0 && fully < dicts + no_dicts);
     assert!(null_pages > 0 && page_nans > 0 && inexact > 0);
-    let (_, data_end) = lakecore::footer::convert::read_standard(&original).unwrap();
+    let (_, data_end) = lakecore::footer::read_standard(&original).unwrap();
     let modular_meta = converted.len() as u64 - f.metadata_start();
     eprintln!(
         "standard footer + page indexes {} B, modular metadata {} B (ratio {:.2})",
@@ -330,7 +329,7 @@ fn rejects_non_parquet_and_encrypted_footers() {
 #[test]
 fn rejects_plaintext_footer_with_encryption_algorithm() {
     let original = write_parquet(1, 1, 4);
-    let (start, len) = lakecore::footer::convert::standard_footer_range(&original).unwrap();
+    let (start, len) = lakecore::footer::standard_footer_range(&original).unwrap();
     // FileMetaData with field 8 (encryption_algorithm, long-form header) before its STOP.
     let mut footer = original[start..start + len - 1].to_vec();
     footer.extend_from_slice(&[0x0c, 0x10, 0x00, 0x00]);
@@ -346,9 +345,9 @@ fn rejects_plaintext_footer_with_encryption_algorithm() {
 #[test]
 fn mutated_standard_footers_never_panic() {
     let original = write_parquet(1, 2, 20);
-    let (start, len) = lakecore::footer::convert::standard_footer_range(&original).unwrap();
+    let (start, len) = lakecore::footer::standard_footer_range(&original).unwrap();
     // Every byte of the footer and of the page indexes before it, several flips each.
-    let (_, data_end) = lakecore::footer::convert::read_standard(&original).unwrap();
+    let (_, data_end) = lakecore::footer::read_standard(&original).unwrap();
     for i in data_end.min(start)..start + len {
         for flip in [1u8, 0x20, 0x80, 0xff] {
             let mut m = original.clone();

@@ -3,9 +3,10 @@
 //! Metadata page headers and payload views: the profile's worked bytes, and the page rules.
 
 use lakecore::codec::thrift::Writer;
-use lakecore::footer::page::{ArrayPage, EncodingHeader, MetadataPageHeader};
-use lakecore::footer::writer::{encode_page, Values};
-use lakecore::footer::{ArrayEncoding, MetadataArray, Module, PageScope, ValueType};
+use lakecore::footer::{
+    encode_page, ArrayEncoding, ArrayPage, EncodingHeader, MetadataArray, MetadataPageHeader,
+    Module, PageScope, ValueType, Values,
+};
 use lakecore::ErrorKind;
 
 /// Independent LSB-first packer.

@@ -12,8 +12,9 @@ mod footer_support;
 
 use footer_support::{build, check_against_input, random_input};
 use lakecore::codec::thrift::{FieldType, Writer};
-use lakecore::footer::writer::{encode_page, FooterInput, Values};
-use lakecore::footer::{Limits, MetadataArray as A, ModularFooter, Module};
+use lakecore::footer::{
+    encode_page, FooterInput, Limits, MetadataArray as A, ModularFooter, Module, Values,
+};
 use lakecore::{Error, ErrorKind};
 
 #[test]

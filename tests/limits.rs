@@ -648,7 +648,7 @@ fn sidecar_large_dictionary_duplicate_check_is_not_quadratic() {
 
 #[test]
 fn footer_schema_nested_10_000_groups_deep() {
-    use lakecore::footer::schema::Schema;
+    use lakecore::footer::Schema;
     // SchemaModule { 1: list<SchemaElement> }: a root and 10,000 groups each holding the
     // next, then one leaf.
     let depth = 10_000;
@@ -671,7 +671,7 @@ fn footer_schema_nested_10_000_groups_deep() {
                                                         // Module header: struct field 1 (1 byte), list header (1 byte + 2-byte size); each
                                                         // element is 6 bytes (name "g", num_children 1, stop). Element k is nested k deep; the
                                                         // walk refuses the first element deeper than MAX_SCHEMA_DEPTH, at its first byte.
-    let limit = lakecore::footer::schema::MAX_SCHEMA_DEPTH as u64;
+    let limit = lakecore::footer::MAX_SCHEMA_DEPTH as u64;
     let at = 4 + 6 * limit;
     refused(ErrorKind::DepthLimit, at, || schema.num_leaves());
     refused(ErrorKind::DepthLimit, at, || {

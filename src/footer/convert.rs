@@ -50,14 +50,14 @@ use parquet::file::statistics::Statistics;
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let original = std::fs::read("table.parquet")?;
-/// let modular = lakecore::footer::convert::convert(&original)?;
+/// let modular = lakecore::footer::convert(&original)?;
 /// let footer = lakecore::footer::ModularFooter::new(&modular, 0)?;
 /// println!("{} columns", footer.num_columns());
 /// # Ok(()) }
 /// ```
 ///
 /// ```
-/// use lakecore::footer::convert::{convert, synthetic_standard_file};
+/// use lakecore::footer::{convert, synthetic_standard_file};
 /// use lakecore::footer::ModularFooter;
 /// let standard = synthetic_standard_file(3, 2, 42); // 3 columns, 2 row groups
 /// let modular = convert(&standard)?;
@@ -452,8 +452,8 @@ fn column_index(ci: &ColumnIndexMetaData, at: u64) -> Result<ColumnIndexInput> {
 /// shape through the `parquet` crate (see `docs/FORMATS.md`).
 ///
 /// ```
-/// let file = lakecore::footer::convert::synthetic_standard_file(10, 2, 1);
-/// let modular = lakecore::footer::convert::convert(&file).unwrap();
+/// let file = lakecore::footer::synthetic_standard_file(10, 2, 1);
+/// let modular = lakecore::footer::convert(&file).unwrap();
 /// let f = lakecore::footer::ModularFooter::new(&modular, 0).unwrap();
 /// assert_eq!((f.num_columns(), f.num_row_groups()), (10, 2));
 /// ```

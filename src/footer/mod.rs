@@ -6,19 +6,22 @@
 //! [`crate::codec::thrift`] and [`crate::codec::bitpack`] and knows nothing about files or
 //! I/O: callers hand it a byte window and the absolute offset of its first byte.
 //!
-//! - [`page`]: [`MetadataPageHeader`] and the payload view
+//! Its files are private and every public item is re-exported here (`lakecore::footer::X`):
+//!
+//! - `page`: [`MetadataPageHeader`] and the payload view
 //!   [`ArrayPage`] (dense O(1) `get`, sparse O(log n) lookup).
-//! - [`view`]: [`ModularFooter`], structural validation on open (root, directory,
-//!   descriptors, page headers: work independent of the column count), O(1) typed accessors,
-//!   and [`ModularFooter::validate`] for the value-level rules over every array.
-//! - [`schema`]: the THRIFT modules (schema elements, leaf paths, file metadata).
-//! - `writer` (`alloc`): builds a complete modular footer; `convert` (feature `parquet`):
-//!   from a standard Parquet file, read with the `parquet` crate.
+//! - `view`: [`ModularFooter`], structural validation on open (work independent of the
+//!   column count), O(1) typed accessors, and [`ModularFooter::validate`] for the value-level
+//!   rules over every array; `directory`: the root, module directory, descriptors and FILE
+//!   page headers it parses on open; `stats`: [`StatArrays`] and [`Statistics`];
+//!   `page_index`: [`OffsetIndex`], [`ColumnIndex`] and [`DictionaryPages`].
+//! - `schema`: the THRIFT modules (schema elements, leaf paths, file metadata).
+//! - `writer` (`alloc`): builds a complete modular footer ([`FooterInput`]); `convert`
+//!   (feature `parquet`): from a standard Parquet file, read with the `parquet` crate.
 //!
 //! ```
 //! # #[cfg(feature = "alloc")] {
-//! use lakecore::footer::writer::{ChunkMeta, FooterInput};
-//! use lakecore::footer::ModularFooter;
+//! use lakecore::footer::{ChunkMeta, FooterInput, ModularFooter};
 //! let mut input = FooterInput::flat(&["id"], &[2], &[10]); // one INT64 column, one row group
 //! input.chunks[0] = ChunkMeta { data_page_offset: 4, total_compressed_size: 90,
 //!     total_uncompressed_size: 90, num_values: 10, ..ChunkMeta::default() };
@@ -30,17 +33,31 @@
 //! # }
 //! ```
 
-pub mod page;
-pub mod schema;
-pub mod view;
+mod directory;
+mod page;
+mod page_index;
+mod schema;
+mod stats;
+mod view;
 
 #[cfg(feature = "parquet")]
-pub mod convert;
+mod convert;
 #[cfg(feature = "alloc")]
-pub mod writer;
+mod writer;
 
+#[cfg(feature = "parquet")]
+pub use convert::{convert, read_standard, standard_footer_range, synthetic_standard_file};
+pub use directory::ModuleLocation;
 pub use page::{ArrayPage, EncodingHeader, MetadataPageHeader};
-pub use view::{Limits, ModularFooter, PlacementArrays};
+pub use page_index::{ColumnIndex, DictionaryPages, OffsetIndex};
+pub use schema::{FileMetadata, Leaf, Leaves, Schema, SchemaElement, MAX_SCHEMA_DEPTH};
+pub use stats::{Bound, StatArrays, Statistics};
+pub use view::{ChunkPlacement, Limits, ModularFooter, PlacementArrays};
+#[cfg(feature = "alloc")]
+pub use writer::{
+    encode_page, ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput,
+    PageStatsInput, StatsInput, Values,
+};
 
 /// The trailer magic of a file with a modular footer.
 pub const MAGIC: [u8; 4] = *b"PARM";

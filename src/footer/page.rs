@@ -8,7 +8,7 @@
 //! [`ArrayPage::validate`]; the O(1) accessors check what they read.
 //!
 //! ```
-//! use lakecore::footer::page::ArrayPage;
+//! use lakecore::footer::ArrayPage;
 //! // Header {PLACEMENT, CODEC, UINT32, BIT_PACKED, 5 values, payload 2, width 3, FILE}
 //! // then the worked payload D1 58 = [1, 2, 3, 4, 5].
 //! let page = [0x15, 0x02, 0x15, 0x0c, 0x15, 0x02, 0x15, 0x00, 0x15, 0x0a, 0x15, 0x04,

@@ -529,6 +529,8 @@ fn stat_pages(
         .iter()
         .map(|s| s.and_then(|s| s.min_max.as_ref()))
         .collect();
+    // The common prefixes of min and max, when they are stored (pushed after the NaN counts).
+    let mut prefixes: Option<Vec<Option<&[u8]>>> = None;
     if mm.iter().any(Option::is_some) {
         let prefix_len = |m: &MinMax| m.min.iter().zip(&m.max).take_while(|(a, b)| a == b).count();
         let use_prefix = mm.iter().flatten().any(|m| prefix_len(m) > 0);
@@ -577,49 +579,39 @@ fn stat_pages(
                 encode_page(module, array, &Values::Ints(&v), ords, false)?,
             ));
         }
-        let nans: Vec<Option<u64>> = stats.iter().map(|s| s.and_then(|s| s.nan_count)).collect();
-        if nans.iter().any(Option::is_some) {
-            pages.push((
-                MetadataArray::NanCount,
-                encode_page(
-                    module,
-                    MetadataArray::NanCount,
-                    &Values::Ints(&nans),
-                    ords,
-                    false,
-                )?,
-            ));
-        }
         if use_prefix {
-            let pre: Vec<Option<&[u8]>> = mm
-                .iter()
-                .map(|m| m.map(|m| m.min.get(..cut(m)).unwrap_or_default()))
-                .collect();
-            pages.push((
-                MetadataArray::MinMaxPrefix,
-                encode_page(
-                    module,
-                    MetadataArray::MinMaxPrefix,
-                    &Values::Bytes(&pre),
-                    ords,
-                    false,
-                )?,
-            ));
+            prefixes = Some(
+                mm.iter()
+                    .map(|m| m.map(|m| m.min.get(..cut(m)).unwrap_or_default()))
+                    .collect(),
+            );
         }
-    } else {
-        let nans: Vec<Option<u64>> = stats.iter().map(|s| s.and_then(|s| s.nan_count)).collect();
-        if nans.iter().any(Option::is_some) {
-            pages.push((
+    }
+    // NaN counts (array 25) sit between the exact flags and the prefix (26).
+    let nans: Vec<Option<u64>> = stats.iter().map(|s| s.and_then(|s| s.nan_count)).collect();
+    if nans.iter().any(Option::is_some) {
+        pages.push((
+            MetadataArray::NanCount,
+            encode_page(
+                module,
                 MetadataArray::NanCount,
-                encode_page(
-                    module,
-                    MetadataArray::NanCount,
-                    &Values::Ints(&nans),
-                    ords,
-                    false,
-                )?,
-            ));
-        }
+                &Values::Ints(&nans),
+                ords,
+                false,
+            )?,
+        ));
+    }
+    if let Some(pre) = prefixes {
+        pages.push((
+            MetadataArray::MinMaxPrefix,
+            encode_page(
+                module,
+                MetadataArray::MinMaxPrefix,
+                &Values::Bytes(&pre),
+                ords,
+                false,
+            )?,
+        ));
     }
     Ok(pages)
 }

@@ -1,7 +1,9 @@
 //! The sidecar builder (feature `alloc`): begin a sidecar with the manifest's Avro header,
 //! add each block's entries, end each block, then serialise in either layout.
 
-use super::{check_partition_tuple, Layout, ManifestFacts, Sidecar, MAGIC, MAX_LONG};
+use super::dictionary::check_partition_tuple;
+use super::layout::MAX_LONG;
+use super::{Layout, ManifestFacts, Sidecar, MAGIC};
 use crate::codec::checksum;
 use crate::codec::varint::{push_deltas, push_u64, push_zigzag_deltas};
 use crate::error::{off, Error, ErrorKind, Result};

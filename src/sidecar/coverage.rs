@@ -5,9 +5,8 @@
 //! (canonical varints, bounds, strict order, exact end) as they are driven, so a scan can stop
 //! at the first hit.
 
-use super::{Fields, Layout, MAX_INT, MAX_LONG};
+use super::layout::{Fields, Layout, MAX_INT, MAX_LONG};
 use crate::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
-use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
 
 const FMT: VarintFormat = VarintFormat::SIDECAR;
@@ -48,10 +47,7 @@ impl<'a> PartitionIds<'a> {
         record_count: u64,
         partition_count: u32,
     ) -> Result<Self> {
-        let mut f = Fields {
-            cur: Cursor::with_origin(payload, at),
-            layout,
-        };
+        let mut f = Fields::with_origin(payload, at, layout);
         let max = record_count.min(u64::from(partition_count));
         let count = lead_count(&mut f, max, false)?;
         let stream_at = f.cur.position();
@@ -129,10 +125,7 @@ impl<'a> RowIdIntervals<'a> {
         at: u64,
         record_count: u64,
     ) -> Result<Self> {
-        let mut f = Fields {
-            cur: Cursor::with_origin(payload, at),
-            layout,
-        };
+        let mut f = Fields::with_origin(payload, at, layout);
         let (min, max, intervals, interior) = match layout {
             Layout::Fixed => {
                 let n = lead_count_fixed_rows(&mut f, record_count)?;
@@ -295,10 +288,7 @@ impl<'a> BucketPairs<'a> {
         at: u64,
         record_count: u64,
     ) -> Result<Self> {
-        let mut f = Fields {
-            cur: Cursor::with_origin(payload, at),
-            layout,
-        };
+        let mut f = Fields::with_origin(payload, at, layout);
         let count = lead_count(&mut f, record_count, false)?;
         let stream_at = f.cur.position();
         let streams = match layout {

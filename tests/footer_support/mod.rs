@@ -4,11 +4,10 @@
 
 pub mod thrift_oracle;
 
-use lakecore::footer::view::Statistics;
-use lakecore::footer::writer::{
-    ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput, PageStatsInput, StatsInput,
+use lakecore::footer::{
+    ChunkMeta, ColumnIndexInput, FooterInput, MinMax, ModularFooter, PageLocationInput,
+    PageStatsInput, Statistics, StatsInput,
 };
-use lakecore::footer::ModularFooter;
 
 #[path = "../support/rng.rs"]
 mod rng;

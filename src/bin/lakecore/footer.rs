@@ -49,8 +49,7 @@ pub fn run(args: &Args) -> CliResult {
     match &args.command {
         Command::Convert { input, output } => {
             let bytes = read(input)?;
-            let converted =
-                convert::convert(&bytes).map_err(|e| Failure::invalid(input.display(), e))?;
+            let converted = convert(&bytes).map_err(|e| Failure::invalid(input.display(), e))?;
             std::fs::write(output, &converted).map_err(|e| Failure::io(output.display(), e))?;
             let footer = ModularFooter::new(&converted, 0)
                 .map_err(|e| Failure::invalid(output.display(), e))?;

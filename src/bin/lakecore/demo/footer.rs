@@ -11,10 +11,10 @@ pub(super) fn run(summary: &mut Summary) -> CliResult {
     use std::time::Instant;
     let (columns, row_groups) = (5_000usize, 10usize);
     println!("\n== Parquet modular footer: {columns} columns x {row_groups} row groups");
-    let standard = convert::synthetic_standard_file(columns, row_groups, 7);
-    let (start, len) =
-        convert::standard_footer_range(&standard).map_err(|e| Failure::invalid("demo", e))?;
-    let modular = convert::convert(&standard).map_err(|e| Failure::invalid("demo", e))?;
+    let standard = lakecore::footer::synthetic_standard_file(columns, row_groups, 7);
+    let (start, len) = lakecore::footer::standard_footer_range(&standard)
+        .map_err(|e| Failure::invalid("demo", e))?;
+    let modular = convert(&standard).map_err(|e| Failure::invalid("demo", e))?;
     let footer = ModularFooter::new(&modular, 0).map_err(|e| Failure::invalid("demo", e))?;
     let meta = footer.file_len() - footer.metadata_start();
     println!(

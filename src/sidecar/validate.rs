@@ -1,0 +1,370 @@
+//! Validation of a sidecar, once, in place: `split` (layout, body, trailer), `structure`
+//! (every container field and bound, the dictionary, the block tiling through the block
+//! walker, payload framing), the duplicate-tuple checks (`check_unique_*`), and the checksum:
+//! the CRC-32 first for the compact layout, the SHA-256 trailing the walk for the fixed one,
+//! or on a second thread ([`Sidecar::validate_parallel`]).
+//!
+//! `FixedValidation`, a job for the `checksum::WithSha256` trait, is the one place where format
+//! code runs under an ISA context: `codec::checksum` picks the SHA-256 engine (SHA-NI on x86_64
+//! CPUs that have it, `sha2` otherwise) and runs the job with it, so the inlined walk is
+//! compiled with that engine's target features. This module imports nothing from `arch`, holds
+//! no ISA code of its own, and allocates only in the large-dictionary duplicate check (feature
+//! `alloc`). It builds the view; the accessors are in the parent.
+
+use super::block::BlockWalker;
+use super::dictionary::check_partition_tuple;
+use super::layout::{
+    Fields, Layout, AVRO_MAGIC, COMPACT_MIN_LEN, COMPACT_TRAILER_LEN, FIXED_TRAILER_LEN,
+    FORMAT_VERSION, MAX_LONG, MIN_AVRO_HEADER_LEN, MIN_PARTITION_LEN,
+};
+use super::{ManifestFacts, Sidecar};
+use crate::codec::checksum;
+use crate::codec::varint::VarintFormat;
+use crate::cursor::Cursor;
+use crate::error::{off, Error, ErrorKind, Result};
+
+/// Dictionaries larger than this are checked for duplicates by sorting (feature `alloc`).
+#[cfg(feature = "alloc")]
+const SORTED_UNIQUE_CHECK_ABOVE: u32 = 4096;
+
+/// Told the body position after each block a validation pass has checked.
+pub(super) trait Walked {
+    fn walked(&mut self, pos: usize);
+}
+
+/// Nothing to do per block (the checksum is checked on its own).
+impl Walked for () {
+    #[inline(always)]
+    fn walked(&mut self, _: usize) {}
+}
+
+/// The SHA-256 that trails the walk. A trait method, not a closure, so that it is always
+/// inlined into the walk (a closure was left out of line), with the engine's wrapper; the
+/// engine's rounds are one call per step (see [`FixedValidation`]).
+impl<E: checksum::Sha256Blocks> Walked for checksum::Trailing<'_, E> {
+    #[inline(always)]
+    fn walked(&mut self, pos: usize) {
+        self.advance_to(pos);
+    }
+}
+
+/// Fixed-layout validation as a job for [`checksum::with_sha256`]: the block walk with the
+/// SHA-256 of the body trailing it, compiled with the engine's target features.
+struct FixedValidation<'a> {
+    bytes: &'a [u8],
+    body: &'a [u8],
+    stored: &'a [u8],
+    facts: Option<ManifestFacts>,
+}
+
+impl<'a> checksum::WithSha256 for FixedValidation<'a> {
+    type Output = Result<Sidecar<'a>>;
+
+    /// The SHA-256 rounds are latency-bound: hashing in steps that trail the block walk lets
+    /// the CPU run both at once. A mismatch still wins over any structural error.
+    #[inline(always)]
+    fn run<E: checksum::Sha256Blocks>(self, engine: E) -> Result<Sidecar<'a>> {
+        let FixedValidation {
+            bytes,
+            body,
+            stored,
+            facts,
+        } = self;
+        let mut hash = checksum::Trailing::new(body, engine);
+        let structure = Sidecar::structure(bytes, Layout::Fixed, body, facts, &mut hash);
+        if hash.finish().as_slice() != stored {
+            return Err(checksum_mismatch(body));
+        }
+        structure
+    }
+}
+
+/// `found`, unless the caller (or the stored header) knew a different value: then
+/// [`ErrorKind::Mismatch`] at `at`.
+fn agree(known: Option<u64>, found: u64, at: u64) -> Result<u64> {
+    match known {
+        Some(known) if known != found => Err(Error::new(ErrorKind::Mismatch, at)),
+        _ => Ok(found),
+    }
+}
+
+/// The error for a checksum that does not match `body`: at the trailer's first byte.
+fn checksum_mismatch(body: &[u8]) -> Error {
+    Error::new(ErrorKind::ChecksumMismatch, off(body.len()))
+}
+
+/// Whether `stored` is the layout's checksum of `body`.
+fn checksum_ok(layout: Layout, body: &[u8], stored: &[u8]) -> bool {
+    match layout {
+        Layout::Fixed => checksum::sha256(body).as_slice() == stored,
+        Layout::Compact => checksum::crc32(body).to_be_bytes().as_slice() == stored,
+    }
+}
+
+impl<'a> Sidecar<'a> {
+    /// [`validate`](Self::validate) with the checksum computed on a second thread while the
+    /// structure is walked on the caller's (for large sidecars the walk then costs no wall
+    /// time next to the hash). Results and error precedence are those of `validate`: a
+    /// checksum mismatch wins over any structural error.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// use lakecore::ErrorKind;
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let facts = ManifestFacts { length: 457, entries: 7 };
+    /// let view = Sidecar::validate_parallel(&bytes, facts)?;
+    /// assert_eq!(view.block_count(), 3);
+    /// let mut bad = bytes.clone();
+    /// bad[100] ^= 1;
+    /// let e = Sidecar::validate_parallel(&bad, facts).unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::ChecksumMismatch, bytes.len() as u64 - 4));
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn validate_parallel(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
+        let (layout, body, stored) = Self::split(bytes)?;
+        std::thread::scope(|scope| {
+            let sum = scope.spawn(|| checksum_ok(layout, body, stored));
+            let structure = Self::structure(bytes, layout, body, Some(facts), &mut ());
+            if !sum.join().unwrap_or(false) {
+                return Err(checksum_mismatch(body));
+            }
+            structure
+        })
+    }
+
+    /// Layout, body and stored trailer, after the size checks.
+    fn split(bytes: &'a [u8]) -> Result<(Layout, &'a [u8], &'a [u8])> {
+        let layout = Self::detect_layout(bytes)?;
+        let (trailer, min_len) = match layout {
+            Layout::Fixed => (FIXED_TRAILER_LEN, 8 + FIXED_TRAILER_LEN),
+            Layout::Compact => (COMPACT_TRAILER_LEN, COMPACT_MIN_LEN),
+        };
+        if bytes.len() < min_len {
+            return Err(Error::new(ErrorKind::Truncated, off(bytes.len())));
+        }
+        let (body, stored) = bytes
+            .split_at_checked(bytes.len() - trailer)
+            .ok_or(Error::new(ErrorKind::Truncated, off(bytes.len())))?;
+        Ok((layout, body, stored))
+    }
+
+    /// The checks of [`Sidecar::validate`] (`facts` known) and
+    /// [`Sidecar::validate_self_described`] (`facts` derived).
+    pub(super) fn validate_inner(bytes: &'a [u8], facts: Option<ManifestFacts>) -> Result<Self> {
+        let (layout, body, stored) = Self::split(bytes)?;
+        match layout {
+            // See `FixedValidation`: the hash trails the walk.
+            Layout::Fixed => checksum::with_sha256(FixedValidation {
+                bytes,
+                body,
+                stored,
+                facts,
+            }),
+            // CRC-32 runs at tens of GB/s: check it first, whole.
+            Layout::Compact => {
+                if !checksum_ok(layout, body, stored) {
+                    return Err(checksum_mismatch(body));
+                }
+                Self::structure(bytes, layout, body, facts, &mut ())
+            }
+        }
+    }
+
+    /// Every check but the checksum; `walked` is told the body position after each block.
+    /// Inlined into its callers, so that the fixed-layout walk is compiled together with the
+    /// SHA-256 engine that trails it (see [`FixedValidation`]).
+    #[inline(always)]
+    fn structure(
+        bytes: &'a [u8],
+        layout: Layout,
+        body: &'a [u8],
+        facts: Option<ManifestFacts>,
+        walked: &mut impl Walked,
+    ) -> Result<Self> {
+        let body_len = body.len();
+        let mut f = Fields {
+            cur: Cursor::new(body),
+            layout,
+        };
+        f.cur.skip(4)?;
+        let version_at = f.cur.position();
+        let version = match layout {
+            Layout::Fixed => u64::from(f.cur.u32_be()?),
+            Layout::Compact => f.cur.uvarint(VarintFormat::SIDECAR)?,
+        };
+        if version != u64::from(FORMAT_VERSION) {
+            return Err(Error::new(ErrorKind::UnsupportedVersion, version_at));
+        }
+
+        // Fixed layout: stored manifest length and entry count, checked against the caller's.
+        let (mut manifest_length, mut entry_count) =
+            (facts.map(|m| m.length), facts.map(|m| m.entries));
+        if layout == Layout::Fixed {
+            let at = f.cur.position();
+            manifest_length = Some(agree(manifest_length, f.cur.len_i64_be()?, at)?);
+            let at = f.cur.position();
+            entry_count = Some(agree(entry_count, f.cur.len_i64_be()?, at)?);
+        }
+
+        // Avro header.
+        let at = f.cur.position();
+        let header_len = f.count()?;
+        let room = off(f.cur.remaining()).saturating_sub(2);
+        if header_len < MIN_AVRO_HEADER_LEN
+            || header_len > room
+            || manifest_length.is_some_and(|m| header_len > m)
+        {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        let header_at = f.cur.position();
+        let header = f.cur.bytes_u64(header_len)?;
+        if !header.starts_with(&AVRO_MAGIC) {
+            return Err(Error::new(ErrorKind::BadMagic, header_at));
+        }
+
+        // Partition dictionary.
+        let at = f.cur.position();
+        let partition_count = f.count()?;
+        if partition_count > off(f.cur.remaining()) / layout.min_partition_record() {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        let dictionary_index = f.cur.index();
+        let dictionary_at = f.cur.position();
+        let mut stride: Option<Option<usize>> = None;
+        for _ in 0..partition_count {
+            let record_start = f.cur.index();
+            let at = f.cur.position();
+            let len = f.count()?;
+            if len < MIN_PARTITION_LEN {
+                return Err(Error::new(ErrorKind::InvalidLength, at));
+            }
+            let tuple_at = f.cur.position();
+            let tuple = f.cur.bytes_u64(len)?;
+            check_partition_tuple(tuple, tuple_at)?;
+            let size = f.cur.index() - record_start;
+            stride = Some(match stride {
+                None => Some(size),
+                Some(Some(s)) if s == size => Some(s),
+                Some(_) => None,
+            });
+        }
+        let dictionary = body
+            .get(dictionary_index..f.cur.index())
+            .unwrap_or_default();
+        let partition_count =
+            u32::try_from(partition_count).map_err(|_| Error::new(ErrorKind::InvalidLength, at))?;
+
+        // Blocks.
+        let at = f.cur.position();
+        let block_count = f.count()?;
+        if block_count > off(f.cur.remaining()) / layout.min_block_record() {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        let block_count =
+            u32::try_from(block_count).map_err(|_| Error::new(ErrorKind::InvalidLength, at))?;
+        let blocks_index = f.cur.index();
+        let blocks_at = f.cur.position();
+        let mut walker = BlockWalker::new(
+            f,
+            block_count,
+            header_len,
+            entry_count.unwrap_or(MAX_LONG),
+            partition_count,
+        );
+        // One loop per layout: with the layout a constant in each, the inlined field readers
+        // and payload frames lose their per-field layout branches.
+        match layout {
+            Layout::Fixed => walker.validate_all(Layout::Fixed, walked)?,
+            Layout::Compact => walker.validate_all(Layout::Compact, walked)?,
+        }
+        let (tiled_end, records) = walker.finish()?;
+        let end_at = off(body_len);
+        let manifest_length = agree(manifest_length, tiled_end, end_at)?;
+        let entry_count = agree(entry_count, records, end_at)?;
+        let blocks = body.get(blocks_index..).unwrap_or_default();
+
+        let sidecar = Sidecar {
+            bytes,
+            layout,
+            manifest_length,
+            entry_count,
+            header,
+            dictionary,
+            dictionary_at,
+            partition_count,
+            uniform_stride: stride.flatten(),
+            blocks,
+            blocks_at,
+            block_count,
+        };
+        sidecar.check_unique_partitions()?;
+        Ok(sidecar)
+    }
+
+    /// No tuple appears twice. A 16 Kibit stack filter of tuple hashes sends only possible
+    /// repeats to an exact comparison with the earlier tuples, so typical dictionaries (up to
+    /// a few thousand tuples) are checked in about linear time without allocating. Larger
+    /// dictionaries saturate the filter and would make this quadratic (100,000 tuples took
+    /// 18 s): with feature `alloc` they are checked by sorting instead
+    /// ([`check_unique_sorted`](Self::check_unique_sorted)).
+    fn check_unique_partitions(&self) -> Result<()> {
+        #[cfg(feature = "alloc")]
+        if self.partition_count > SORTED_UNIQUE_CHECK_ABOVE {
+            return self.check_unique_sorted();
+        }
+        const WORDS: usize = 256;
+        let mut seen = [0u64; WORDS];
+        for (index, (at, tuple)) in self.partitions_with_offsets().enumerate() {
+            let h = tuple.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            let bit = usize::try_from(h % (64 * WORDS as u64)).unwrap_or(0);
+            let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+            let Some(slot) = seen.get_mut(word) else {
+                continue;
+            };
+            if *slot & mask != 0
+                && self
+                    .partitions()
+                    .take(index)
+                    .any(|earlier| earlier == tuple)
+            {
+                return Err(Error::new(ErrorKind::Duplicate, at));
+            }
+            *slot |= mask;
+        }
+        Ok(())
+    }
+
+    /// The large-dictionary duplicate check: sorts `(tuple, index)` (32 bytes a tuple,
+    /// reserved with `try_reserve_exact`: [`ErrorKind::LimitExceeded`] at the dictionary when
+    /// that fails) and compares neighbours, in O(n log n). Reports the same error as the
+    /// filter path: [`ErrorKind::Duplicate`] at the lowest-indexed tuple equal to an earlier one.
+    #[cfg(feature = "alloc")]
+    fn check_unique_sorted(&self) -> Result<()> {
+        let n = usize::try_from(self.partition_count)
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, self.dictionary_at))?;
+        let mut tuples: alloc::vec::Vec<(&'a [u8], u32, u64)> = alloc::vec::Vec::new();
+        tuples
+            .try_reserve_exact(n)
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, self.dictionary_at))?;
+        for (index, (at, tuple)) in (0u32..).zip(self.partitions_with_offsets()) {
+            tuples.push((tuple, index, at));
+        }
+        tuples.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+        let first_repeat = tuples
+            .windows(2)
+            .filter_map(|w| match w {
+                [a, b] if a.0 == b.0 => Some((b.1, b.2)),
+                _ => None,
+            })
+            .min();
+        match first_repeat {
+            Some((_, at)) => Err(Error::new(ErrorKind::Duplicate, at)),
+            None => Ok(()),
+        }
+    }
+}
