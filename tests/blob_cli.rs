@@ -2,14 +2,14 @@
 //! the real files' oracles and the spec's worked example; invalid input exits 2 with one line.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod blob_common;
+use lakecore_testkit::blob;
+use lakecore_testkit::data::{blob_files, oracle};
 
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_lakecore");
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon");
 
 fn run(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().unwrap()
@@ -27,32 +27,9 @@ fn json_of(out: &Output) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-fn real_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![PathBuf::from(DATA)];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "blob") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn oracle(path: &Path) -> Value {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".oracle.json");
-    serde_json::from_slice(&std::fs::read(name).unwrap()).unwrap()
-}
-
 #[test]
 fn inspect_matches_oracles() {
-    let files = real_files();
+    let files = blob_files();
     assert!(files.len() >= 10);
     for path in &files {
         let oracle = oracle(path);
@@ -114,7 +91,7 @@ fn merge_worked_example() {
     ];
     let mut args: Vec<String> = vec!["blob".into(), "merge".into()];
     for (i, (seq, first, cells)) in layout.iter().enumerate() {
-        let path = tmp(&format!("we{i}.blob"), &blob_common::write(cells));
+        let path = tmp(&format!("we{i}.blob"), &blob::write(cells));
         args.push("--file".into());
         args.push(format!("{seq}:{first}:{path}"));
     }
@@ -151,8 +128,8 @@ fn merge_worked_example() {
 
 #[test]
 fn merge_nulls_and_all_placeholder_rows() {
-    let old = tmp("old.blob", &blob_common::write(&["o0", "o1", "o2"]));
-    let new = tmp("new.blob", &blob_common::write(&["N", "P"]));
+    let old = tmp("old.blob", &blob::write(&["o0", "o1", "o2"]));
+    let new = tmp("new.blob", &blob::write(&["N", "P"]));
     let got = json_of(&run(&[
         "blob",
         "merge",
@@ -187,7 +164,7 @@ fn assert_invalid(out: &Output, needle: &str) {
 
 #[test]
 fn invalid_input_exits_2_with_one_line() {
-    let good = blob_common::write(&["abc", "N"]);
+    let good = blob::write(&["abc", "N"]);
     let cut = tmp("cut.blob", &good[..good.len() - 1]);
     assert_invalid(
         &run(&["blob", "inspect", &cut, "--json"]),
@@ -209,7 +186,7 @@ fn invalid_input_exits_2_with_one_line() {
         &run(&["blob", "merge", "--file", &format!("1:0:{cut}"), "--json"]),
         "unsupported version",
     );
-    let p = tmp("ph.blob", &blob_common::write(&["a", "P"]));
+    let p = tmp("ph.blob", &blob::write(&["a", "P"]));
     assert_invalid(
         &run(&["blob", "merge", "--file", &format!("1:0:{p}"), "--json"]),
         "invalid value at byte 1",

@@ -4,32 +4,7 @@
 #![cfg(feature = "std")]
 
 use lakecore::blob::{BlobArray, BlobFile, BlobMap, BlobWriter, CrcCoverage, Row};
-
-const GOLDEN: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/golden/blob.md"
-));
-
-/// The hex of vector `label` (the last back-quoted hex run of its list item).
-fn golden(label: &str) -> Vec<u8> {
-    let start = GOLDEN
-        .find(&format!("\n- {label} "))
-        .unwrap_or_else(|| panic!("no vector {label}"));
-    let rest = &GOLDEN[start + 1..];
-    let end = rest[1..].find("\n- ").map_or(rest.len(), |e| e + 1);
-    let item = &rest[..end];
-    let hex = item
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit()))
-        .last()
-        .unwrap();
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect()
-}
+use lakecore_testkit::data::blob_vector;
 
 #[derive(Debug, PartialEq)]
 enum Want {
@@ -75,7 +50,7 @@ fn write(rows: &[Want]) -> Vec<u8> {
 }
 
 fn flat_case(label: &str, rows: &[Want]) {
-    let golden = golden(label);
+    let golden = blob_vector(label);
     check_rows(&golden, rows);
     assert_eq!(write(rows), golden, "{label} written");
 }
@@ -103,7 +78,7 @@ fn g3_zero_length_value() {
 #[test]
 fn d1_zero_rows() {
     flat_case("D1", &[]);
-    assert_eq!(BlobFile::new(&golden("D1")).unwrap().rows(), 0);
+    assert_eq!(BlobFile::new(&blob_vector("D1")).unwrap().rows(), 0);
 }
 
 #[test]
@@ -126,12 +101,12 @@ fn d4_placeholder_then_value() {
 #[test]
 fn golden_vectors_verify_with_full_crc() {
     for label in ["G1", "G2", "G3", "G4", "G5", "D4"] {
-        let bytes = golden(label);
+        let bytes = blob_vector(label);
         let report = BlobFile::new(&bytes).unwrap().verify().unwrap();
         assert_eq!(report.coverage(), CrcCoverage::Full, "{label}");
     }
     for label in ["D1", "D2", "D3"] {
-        let bytes = golden(label);
+        let bytes = blob_vector(label);
         let report = BlobFile::new(&bytes).unwrap().verify().unwrap();
         assert_eq!(report.coverage(), CrcCoverage::NoRecords, "{label}");
     }
@@ -139,7 +114,7 @@ fn golden_vectors_verify_with_full_crc() {
 
 #[test]
 fn g4_array_rows() {
-    let golden = golden("G4");
+    let golden = blob_vector("G4");
     let rows = rows_of(&golden);
     assert_eq!(rows.len(), 4);
     let empty = BlobArray::from_payload(match rows[0] {
@@ -180,7 +155,7 @@ fn g4_array_rows() {
 
 #[test]
 fn g5_map_rows() {
-    let golden = golden("G5");
+    let golden = blob_vector("G5");
     let rows = rows_of(&golden);
     assert_eq!(rows.len(), 4);
     fn payload<'x>(r: &Row<'x>) -> lakecore::blob::Payload<'x> {

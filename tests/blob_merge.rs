@@ -7,12 +7,9 @@
 use lakecore::blob::{BlobFile, FallbackMerge, LayerFile, MergeOptions, RowRange};
 use lakecore::ErrorKind;
 
-mod blob_common;
-use blob_common::{merge, model, spec, write, Out, Spec};
+use lakecore_testkit::blob::{merge, model, spec, write, Out, Spec};
 
-#[path = "support/rng.rs"]
-mod rng;
-use rng::Rng;
+use lakecore_testkit::rng::Rng;
 
 fn all(specs: &[Spec]) -> Vec<Out> {
     merge(specs, MergeOptions::default()).unwrap()

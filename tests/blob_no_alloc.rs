@@ -7,11 +7,13 @@ use lakecore::blob::{
     BlobArray, BlobDescriptor, BlobFile, BlobMap, BlobWriter, FallbackMerge, LayerFile,
     MergeOptions, Row, RowRange,
 };
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use lakecore_testkit::counting::{self, CountingAlloc};
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn allocations() -> u64 {
-    counting_alloc::calls()
+    counting::calls()
 }
 
 fn layer(rows: u64, seq: u64, placeholder_every: u64) -> Vec<u8> {

@@ -5,38 +5,8 @@
 
 use lakecore::blob::{BlobFile, CrcCoverage, Expected, Row, RowRange};
 use lakecore::codec::checksum::sha256;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn blob_files() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "blob") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon")),
-        &mut out,
-    );
-    out.sort();
-    out
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn oracle(path: &Path) -> Value {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".oracle.json");
-    serde_json::from_slice(&std::fs::read(name).unwrap()).unwrap()
-}
+use lakecore_testkit::data::{blob_files, oracle};
+use lakecore_testkit::hex::hex;
 
 #[test]
 fn every_real_file_matches_its_oracle() {

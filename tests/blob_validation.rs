@@ -15,8 +15,7 @@ use lakecore::blob::{
 };
 use lakecore::{Error, ErrorKind};
 
-mod blob_common;
-use blob_common::exercise;
+use lakecore_testkit::blob::exercise;
 
 /// G2: "inline" (record 0..22), NULL, PLACEHOLDER; index 22..25, footer 25..30.
 const G2: [u8; 30] = [

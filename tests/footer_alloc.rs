@@ -2,15 +2,15 @@
 #![cfg(feature = "alloc")]
 //! No allocation on the footer's validate and access paths (counting global allocator).
 
-mod footer_support;
-
-use footer_support::{build, random_input};
 use lakecore::footer::ModularFooter;
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use lakecore_testkit::counting::{self, CountingAlloc};
+use lakecore_testkit::footer::{build, random_input};
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn allocations() -> u64 {
-    counting_alloc::calls()
+    counting::calls()
 }
 
 #[test]

@@ -3,11 +3,9 @@
 //! Thrift compact protocol: round trips against an independent encoder written here, and one
 //! test per error rule.
 
-mod footer_support;
-
-use footer_support::thrift_oracle::{crate_read, crate_write, oracle_encode, sample, V};
 use lakecore::codec::thrift::{required, FieldType, Reader, Writer};
 use lakecore::ErrorKind;
+use lakecore_testkit::thrift::{crate_read, crate_write, oracle_encode, sample, V};
 
 #[test]
 fn writer_matches_oracle_and_reader_round_trips() {

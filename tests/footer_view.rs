@@ -8,13 +8,11 @@
 //! The footer view: writer round trips against the writer's input, and one test per
 //! validation rule (a footer assembled here that violates exactly that rule).
 
-mod footer_support;
-
-use footer_support::{build, check_against_input, random_input};
 use lakecore::codec::thrift::{FieldType, Writer};
 use lakecore::footer::writer::{encode_page, FooterInput, Values};
 use lakecore::footer::{Limits, MetadataArray as A, ModularFooter, Module};
 use lakecore::{Error, ErrorKind};
+use lakecore_testkit::footer::{build, check_against_input, random_input};
 
 #[test]
 fn round_trips_random_footers() {

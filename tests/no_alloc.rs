@@ -1,22 +1,19 @@
 //! Proves the decode paths of the foundation codecs allocate nothing: a counting global
 //! allocator wraps the system one, and each path runs between two readings of the counter.
-#![allow(
-    missing_docs,
-    unsafe_code,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use lakecore::codec::bitpack::{self, BitPacked};
 use lakecore::codec::checksum::{crc32, sha256};
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
 use lakecore::cursor::Cursor;
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use lakecore_testkit::counting::{self, CountingAlloc};
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Runs `f` and returns how many allocations it made on this thread.
 fn allocations<R>(f: impl FnOnce() -> R) -> (u64, R) {
-    let (r, a) = counting_alloc::measure(f);
+    let (r, a) = counting::measure(f);
     (a.calls, r)
 }
 

@@ -14,9 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-#[path = "support/rng.rs"]
-mod rng;
-use rng::Rng;
+use lakecore_testkit::rng::Rng;
 
 const WAREHOUSE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse");
 

@@ -2,6 +2,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use lakecore::io::scan::{ScanPlan, ScanQuery, Table};
+use lakecore_testkit::hex::hex;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -18,10 +19,6 @@ fn lakecore(args: &[&str]) -> Output {
 
 fn table(name: &str) -> PathBuf {
     Path::new(WAREHOUSE).join(name)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The documented document, built from the library's plan.

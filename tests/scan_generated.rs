@@ -13,9 +13,7 @@
 #[path = "../src/bin/lakecore/table_gen.rs"]
 mod table_gen;
 
-#[path = "support/rng.rs"]
-mod rng;
-use rng::Rng;
+use lakecore_testkit::rng::Rng;
 
 use lakecore::io::scan::{ManifestRead, ScanOptions, ScanPlan, ScanQuery, Table};
 use std::collections::BTreeSet;

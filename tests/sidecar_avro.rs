@@ -4,15 +4,13 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "sidecar_common/mod.rs"]
-mod common;
-
 use apache_avro::types::Value;
 use apache_avro::{Codec, Schema, Writer};
-use common::*;
 use lakecore::avro::{build_from_manifest, decode_entries, Container};
 use lakecore::sidecar::{BuildSettings, EntryCoverage, Layout, SidecarBuilder};
 use lakecore::ErrorKind;
+use lakecore_testkit::rng::Rng;
+use lakecore_testkit::sidecar::*;
 
 const ENTRY: &str = r#"{"type":"record","name":"entry","fields":[
     {"name":"_KIND","type":"int"},{"name":"_PARTITION","type":"bytes"},

@@ -1,10 +1,11 @@
 //! The `lakecore sidecar` CLI, run as a process (feature `cli`).
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
-#[path = "sidecar_common/mod.rs"]
-mod common;
-
-use common::*;
+use lakecore_testkit::sidecar::*;
+use lakecore_testkit::{
+    data::{data, golden},
+    hex::hex,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -2,14 +2,12 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "sidecar_common/mod.rs"]
-mod common;
-
-use common::*;
 use lakecore::sidecar::{
     BinaryRow, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
 };
 use lakecore::ErrorKind;
+use lakecore_testkit::sidecar::*;
+use lakecore_testkit::{data::golden, hex::hex};
 
 const FACTS: ManifestFacts = ManifestFacts {
     length: 457,

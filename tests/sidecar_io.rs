@@ -3,16 +3,13 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "sidecar_common/mod.rs"]
-mod common;
-
-use common::*;
 use lakecore::avro::decode_entries;
 use lakecore::io::{
     coalesce, map_file, read_sidecar, read_sidecar_with, read_spans, span_slices, NoSidecar,
     SidecarCache,
 };
 use lakecore::sidecar::{ManifestFacts, Query, RowRanges, SelectedBlock, Sidecar};
+use lakecore_testkit::data::data;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

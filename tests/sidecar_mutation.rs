@@ -2,12 +2,10 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "sidecar_common/mod.rs"]
-mod common;
-
-use common::*;
 use lakecore::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges, Sidecar};
 use lakecore::{Error, ErrorKind};
+use lakecore_testkit::data::{data, golden};
+use lakecore_testkit::sidecar::*;
 
 fn real_sidecars() -> Vec<Vec<u8>> {
     let root = data("paimon/warehouse/sc.db");

@@ -2,13 +2,12 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "sidecar_common/mod.rs"]
-mod common;
-
-use common::*;
 use lakecore::sidecar::{BinaryRow, ManifestFacts, Query, RowRanges, Sidecar};
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use lakecore_testkit::counting::{self, CountingAlloc};
+use lakecore_testkit::data::{data, golden};
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Everything a scan does with a sidecar, on stack memory only; returns a checksum of the
 /// results so nothing is optimised away.
@@ -87,9 +86,9 @@ fn validate_walk_and_select_allocate_nothing() {
     ));
     let mut total = 0;
     for (bytes, facts) in &inputs {
-        let before = counting_alloc::calls();
+        let before = counting::calls();
         total += scan(bytes, *facts);
-        let after = counting_alloc::calls();
+        let after = counting::calls();
         assert_eq!(after - before, 0, "allocations during a scan");
     }
     assert!(total > 0);

@@ -3,14 +3,11 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "sidecar_common/mod.rs"]
-mod common;
-
-use common::*;
 use lakecore::avro::{build_from_manifest, Container};
 use lakecore::sidecar::{
     BinaryRow, BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
 };
+use lakecore_testkit::{data::data, hex::hex};
 use serde_json::Value;
 
 struct Case {

@@ -3,11 +3,9 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "sidecar_common/mod.rs"]
-mod common;
-
-use common::*;
 use lakecore::sidecar::{Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar};
+use lakecore_testkit::rng::Rng;
+use lakecore_testkit::sidecar::*;
 use std::collections::BTreeSet;
 
 /// A pool of partition tuples: small and long strings (non-uniform dictionary stride), nulls.

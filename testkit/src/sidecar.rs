@@ -1,32 +1,8 @@
-//! Shared test helpers for the sidecar tests: hex, golden inputs, a brute-force oracle.
-#![allow(dead_code)]
+//! Sidecar fixtures shared by the sidecar tests and the fuzz harness: the golden inputs of
+//! `tests/data/README.md`, a builder from test entries, a brute-force selection oracle, a
+//! trailer re-sealer for mutated files and the driver that exercises every accessor.
 
 use lakecore::sidecar::{BuildSettings, EntryCoverage, Layout, SidecarBuilder};
-
-#[path = "../support/rng.rs"]
-mod rng;
-#[allow(unused_imports)] // not every sidecar test draws random data
-pub use rng::Rng;
-
-pub fn unhex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-pub fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-pub fn data(rel: &str) -> String {
-    format!("{}/tests/data/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
-
-pub fn golden(name: &str) -> Vec<u8> {
-    unhex(&std::fs::read_to_string(data(&format!("golden/{name}"))).unwrap())
-}
 
 /// The Avro header of the golden inputs (tests/data/README.md).
 pub fn golden_header() -> Vec<u8> {
@@ -68,10 +44,15 @@ pub fn partition(int: i32, s: Option<&str>) -> Vec<u8> {
 /// One test entry `(firstRowId, rowCount, partition, bucket, totalBuckets)`.
 #[derive(Clone, Debug)]
 pub struct TestEntry {
+    /// `_FIRST_ROW_ID`.
     pub first_row_id: Option<i64>,
+    /// `_ROW_COUNT`.
     pub row_count: i64,
+    /// The serialized partition (a BinaryRow with its arity prefix).
     pub partition: Vec<u8>,
+    /// `_BUCKET`.
     pub bucket: Option<i32>,
+    /// `_TOTAL_BUCKETS`.
     pub total: Option<i32>,
 }
 
@@ -101,6 +82,8 @@ pub fn golden_blocks() -> Vec<(u64, u64, Vec<TestEntry>)> {
     ]
 }
 
+/// Builds a sidecar for a manifest with `header`, these blocks and length, or `None` when the
+/// builder decides no sidecar is worth writing.
 pub fn build(
     header: &[u8],
     blocks: &[(u64, u64, Vec<TestEntry>)],
@@ -125,6 +108,7 @@ pub fn build(
     b.finish(manifest_length).unwrap()
 }
 
+/// Build settings that write: `layout`, with or without the row-ID and bucket dimensions.
 pub fn settings(layout: Layout, rows: bool, buckets: bool) -> BuildSettings {
     BuildSettings {
         layout,
@@ -134,7 +118,9 @@ pub fn settings(layout: Layout, rows: bool, buckets: bool) -> BuildSettings {
     }
 }
 
+/// A partition predicate over serialized partitions.
 pub type PartPred<'p> = &'p dyn Fn(&[u8]) -> bool;
+/// A bucket predicate over `(bucket, total_buckets)`.
 pub type BucketPred<'p> = &'p dyn Fn(i32, i32) -> bool;
 
 /// Brute force: does block `entries` pass a query, per the spec's semantics, given which

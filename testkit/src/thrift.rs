@@ -1,21 +1,28 @@
-//! The independent Thrift compact encoder used as the oracle by the thrift tests and the
+//! The independent Thrift compact encoder used as the oracle by the Thrift tests and the
 //! fuzz harness, plus generic read/write through the crate.
-#![allow(dead_code, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use lakecore::codec::thrift::{FieldType, Reader, Writer};
 
 /// A generic Thrift value tree (the oracle's data model).
 #[derive(Clone, Debug, PartialEq)]
 pub enum V {
+    /// A bool.
     Bool(bool),
+    /// An i8 (`byte`).
     I8(i8),
+    /// An i16.
     I16(i16),
+    /// An i32.
     I32(i32),
+    /// An i64.
     I64(i64),
+    /// A double, as its bits.
     Double(u64),
+    /// A binary (or string).
     Bin(Vec<u8>),
-    /// element type code (1..=12) and elements.
+    /// A list: type code (1..=12) and elements.
     List(u8, Vec<V>),
+    /// A struct: field IDs and values.
     Struct(Vec<(i16, V)>),
 }
 
@@ -178,6 +185,7 @@ pub fn crate_read(r: &mut Reader<'_>, ty: FieldType, elem_code: u8) -> lakecore:
     })
 }
 
+/// A struct with every value type, nested lists and structs, and large field-ID jumps.
 pub fn sample() -> V {
     V::Struct(vec![
         (1, V::I32(1)),

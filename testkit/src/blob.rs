@@ -1,6 +1,6 @@
-//! Shared by `tests/blob_merge.rs` and `fuzz/blob.rs`: a file builder from row cells, the
-//! merge driver, and the naive per-row model of the fallback merge.
-#![allow(dead_code, clippy::unwrap_used, clippy::indexing_slicing)]
+//! BLOB fixtures shared by the BLOB and CLI tests and the fuzz harness: a file builder from
+//! row cells, the merge driver, the naive per-row model of the fallback merge, and the reader
+//! exerciser.
 
 use lakecore::blob::{
     BlobFile, BlobWriter, FallbackMerge, LayerFile, MergeOptions, MergedRow, RowRange,
@@ -25,6 +25,7 @@ pub fn write(cells: &[&str]) -> Vec<u8> {
 /// A test input: (seq, first_row_id, cells).
 pub type Spec = (i64, u64, Vec<String>);
 
+/// A [`Spec`] from borrowed cells.
 pub fn spec(seq: i64, first: u64, cells: &[&str]) -> Spec {
     (seq, first, cells.iter().map(|s| s.to_string()).collect())
 }
@@ -32,6 +33,8 @@ pub fn spec(seq: i64, first: u64, cells: &[&str]) -> Spec {
 /// (row_id, seq, value) with value `None` for NULL.
 pub type Out = (u64, i64, Option<String>);
 
+/// Merges the files of `specs` (newest sequence number wins) and returns the rows, checking
+/// on the way that the per-row iterator and the batch form agree.
 pub fn merge(specs: &[Spec], options: MergeOptions<'_>) -> Result<Vec<Out>, lakecore::Error> {
     let bytes: Vec<Vec<u8>> = specs
         .iter()

@@ -1,13 +1,25 @@
-//! A counting global allocator shared by the no-allocation tests: it forwards to the system
-//! allocator and counts, per thread, the calls, the bytes and the largest request, so other
-//! test threads never disturb a measurement. Include with
-//! `#[path = "support/counting_alloc.rs"] mod counting_alloc;`.
-#![allow(dead_code, unsafe_code)]
+//! A counting global allocator for the no-allocation and limit tests: it forwards to the
+//! system allocator and counts, per thread, the calls, the bytes and the largest request, so
+//! other test threads never disturb a measurement. A test binary installs it with
+//!
+//! ```ignore
+//! #[global_allocator]
+//! static GLOBAL: lakecore_testkit::counting::CountingAlloc = lakecore_testkit::counting::CountingAlloc;
+//! ```
+//!
+//! and [`measure`] and [`calls`] panic when it is not installed (they would count nothing).
+#![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-struct Counting;
+/// The counting allocator; install it as the binary's `#[global_allocator]`.
+#[derive(Debug)]
+pub struct CountingAlloc;
+
+/// Set by the first allocation through [`CountingAlloc`].
+static INSTALLED: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     static CALLS: Cell<u64> = const { Cell::new(0) };
@@ -16,15 +28,16 @@ thread_local! {
 }
 
 fn record(size: usize) {
+    INSTALLED.store(true, Ordering::Relaxed);
     // `try_with`: the thread-local may already be gone while a thread shuts down.
     let _ = CALLS.try_with(|c| c.set(c.get() + 1));
     let _ = BYTES.try_with(|c| c.set(c.get() + size as u64));
     let _ = LARGEST.try_with(|c| c.set(c.get().max(size as u64)));
 }
 
-// SAFETY: every method forwards to the system allocator unchanged; the counters are
-// thread-local `Cell`s with const initialisers, which never allocate.
-unsafe impl GlobalAlloc for Counting {
+// SAFETY: every method forwards to the system allocator unchanged; the counters are an atomic
+// flag and thread-local `Cell`s with const initialisers, none of which allocate.
+unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         record(layout.size());
         // SAFETY: same contract as the caller's.
@@ -46,8 +59,14 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+/// Panics unless [`CountingAlloc`] is the global allocator (the test harness allocates before
+/// any test runs, so an installed one has counted by now).
+fn assert_installed() {
+    assert!(
+        INSTALLED.load(Ordering::Relaxed),
+        "CountingAlloc is not this binary's #[global_allocator]: nothing would be counted"
+    );
+}
 
 /// What one measured call allocated on this thread.
 #[derive(Clone, Copy, Debug)]
@@ -62,6 +81,7 @@ pub struct Allocs {
 
 /// Runs `f` and reports what it allocated on this thread.
 pub fn measure<R>(f: impl FnOnce() -> R) -> (R, Allocs) {
+    assert_installed();
     let before = (CALLS.get(), BYTES.get());
     LARGEST.set(0);
     let r = f();
@@ -75,5 +95,6 @@ pub fn measure<R>(f: impl FnOnce() -> R) -> (R, Allocs) {
 
 /// Allocation calls made on this thread so far.
 pub fn calls() -> u64 {
+    assert_installed();
     CALLS.get()
 }

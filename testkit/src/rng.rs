@@ -1,5 +1,5 @@
 //! The small deterministic generator shared by the tests, the fuzz harnesses' helpers and the
-//! benches (each includes this file with `#[path]`).
+//! benches.
 //!
 //! Two algorithms, because the tests and benches were written against both and their data
 //! (expected values, golden checks, bench inputs) must stay exactly as it was:
@@ -10,10 +10,9 @@
 //!   `0x2545_f491_4f6c_dd1d`). Used by the sidecar tests and the codec and sidecar benches.
 //! - [`Rng::new`]: xorshift64* from a seed spread by the golden ratio
 //!   (`seed * 0x9e37_79b9_7f4a_7c15 | 1`), so small seeds give unrelated streams. Used by the
-//!   codec and kernel property tests (and their fuzz harnesses through `tests/oracle`).
+//!   codec and kernel property tests (and their fuzz harnesses).
 //!
 //! The state must not be zero (a zero state stays zero); the constructors take it as given.
-#![allow(dead_code)]
 
 #[derive(Clone, Copy, Debug)]
 enum Algorithm {

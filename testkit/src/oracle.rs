@@ -1,12 +1,9 @@
-//! Naive reference implementations shared by the property tests (`tests/`) and the bolero
-//! harnesses (`fuzz/`). Written for obviousness, bit by bit, independently of `src/`.
-#![allow(dead_code, clippy::indexing_slicing, clippy::unwrap_used)]
+//! Naive varint and bit-packing reference implementations shared by the property tests
+//! (`tests/`) and the bolero harnesses (`fuzz/`). Written for obviousness, bit by bit,
+//! independently of lakecore's `src/`.
 
+use crate::rng::Rng;
 use lakecore::ErrorKind;
-
-#[path = "../support/rng.rs"]
-mod rng;
-pub use rng::Rng;
 
 /// A value whose shortest varint takes exactly `len` bytes (1..=10).
 pub fn value_of_len(rng: &mut Rng, len: u32) -> u64 {

@@ -1,18 +1,13 @@
-//! Shared by the footer tests and fuzz harnesses: a seeded generator of writer inputs and the
-//! oracle that compares every accessor of an opened footer with the input it was built from.
-#![allow(dead_code, clippy::unwrap_used, clippy::indexing_slicing)]
+//! Footer fixtures shared by the footer tests and fuzz harnesses: a seeded generator of writer
+//! inputs and the oracle that compares every accessor of an opened footer with the input it
+//! was built from.
 
-pub mod thrift_oracle;
-
+use crate::rng::Rng;
 use lakecore::footer::view::Statistics;
 use lakecore::footer::writer::{
     ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput, PageStatsInput, StatsInput,
 };
 use lakecore::footer::ModularFooter;
-
-#[path = "../support/rng.rs"]
-mod rng;
-use rng::Rng;
 
 /// `prefix` and then up to `max - 1` random lowercase letters.
 fn letters(rng: &mut Rng, prefix: &[u8], max: u64) -> Vec<u8> {
