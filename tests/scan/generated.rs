@@ -10,7 +10,7 @@
     dead_code
 )]
 
-#[path = "../src/bin/lakecore/table_gen.rs"]
+#[path = "../../src/bin/lakecore/table_gen.rs"]
 mod table_gen;
 
 use lakecore_testkit::rng::Rng;

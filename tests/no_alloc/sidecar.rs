@@ -3,11 +3,8 @@
 #![cfg(feature = "std")]
 
 use lakecore::sidecar::{BinaryRow, ManifestFacts, Query, RowRanges, Sidecar};
-use lakecore_testkit::counting::{self, CountingAlloc};
+use lakecore_testkit::counting;
 use lakecore_testkit::data::{data, golden};
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Everything a scan does with a sidecar, on stack memory only; returns a checksum of the
 /// results so nothing is optimised away.

@@ -51,7 +51,7 @@ fn inspect_matches_oracles() {
         let verified = json_of(&run(&["blob", "inspect", p, "--verify", "--json"]));
         let any_value = oracle["counts"]["blob"].as_u64().unwrap() > 0;
         // Every record of these files hashes magic, payload and length (checked
-        // independently in tests/blob_real.rs).
+        // independently in tests/blob/real.rs).
         let crc = if any_value { "full" } else { "unchecked" };
         assert_eq!(verified, json!({"rows": want_rows, "crc": crc}));
     }

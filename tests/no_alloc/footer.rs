@@ -3,11 +3,8 @@
 //! No allocation on the footer's validate and access paths (counting global allocator).
 
 use lakecore::footer::ModularFooter;
-use lakecore_testkit::counting::{self, CountingAlloc};
+use lakecore_testkit::counting;
 use lakecore_testkit::footer::{build, random_input};
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn allocations() -> u64 {
     counting::calls()

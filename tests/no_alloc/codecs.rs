@@ -6,10 +6,7 @@ use lakecore::codec::bitpack::{self, BitPacked};
 use lakecore::codec::checksum::{crc32, sha256};
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
 use lakecore::cursor::Cursor;
-use lakecore_testkit::counting::{self, CountingAlloc};
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
+use lakecore_testkit::counting;
 
 /// Runs `f` and returns how many allocations it made on this thread.
 fn allocations<R>(f: impl FnOnce() -> R) -> (u64, R) {

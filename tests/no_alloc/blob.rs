@@ -7,10 +7,7 @@ use lakecore::blob::{
     BlobArray, BlobDescriptor, BlobFile, BlobMap, BlobWriter, FallbackMerge, LayerFile,
     MergeOptions, Row, RowRange,
 };
-use lakecore_testkit::counting::{self, CountingAlloc};
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
+use lakecore_testkit::counting;
 
 fn allocations() -> u64 {
     counting::calls()
