@@ -10,9 +10,7 @@ use std::hint::black_box;
 
 const ROWS: u64 = 1_000_000;
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use lakecore_testkit::rng::Rng;
 
 /// A file of `rows` rows: 1 in `keep` rows is a value (8..72 bytes) or a null, the rest
 /// placeholders.

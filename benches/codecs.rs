@@ -24,9 +24,7 @@ use std::time::Duration;
 
 const VALUES: usize = 1 << 16;
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use lakecore_testkit::rng::Rng;
 
 /// A magnitude whose ZigZag form takes exactly `len` varint bytes (1..=9).
 fn magnitude_of_len(rng: &mut Rng, len: u32) -> i64 {

@@ -27,9 +27,7 @@ use std::time::Duration;
 
 const VALUES: usize = 1 << 16;
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use lakecore_testkit::rng::Rng;
 
 fn of_len(rng: &mut Rng, len: u32) -> u64 {
     if len <= 1 {

@@ -13,9 +13,7 @@ use lakecore::sidecar::{
 use sha2::Digest;
 use std::hint::black_box;
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use lakecore_testkit::rng::Rng;
 
 /// A sidecar of `blocks` blocks; returns the bytes and the manifest facts.
 fn generate(layout: Layout, blocks: usize) -> (Vec<u8>, ManifestFacts) {

@@ -1,9 +1,8 @@
 //! Bolero harnesses for bit-packed streams, checked against the bit-by-bit reference in
-//! `tests/oracle`.
+//! `lakecore_testkit::oracle`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
-#[path = "../tests/oracle/mod.rs"]
-mod oracle;
+use lakecore_testkit::oracle;
 
 use bolero::check;
 use lakecore::codec::bitpack::{self, BitPacked};

@@ -3,17 +3,14 @@
 //! model.
 //!
 //! Run briefly by `cargo test --test fuzz_blob`; longer with `cargo bolero test`. The oracle
-//! functions live in `tests/blob_common` and are shared with the integration tests.
+//! functions live in `lakecore_testkit::blob` and are shared with the integration tests.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "../tests/blob_common/mod.rs"]
-mod blob_common;
-
-use blob_common::{exercise, exercise_nested, merge, model, Spec};
 use lakecore::blob::{
     encode_array, encode_map, BlobDescriptor, BlobWriter, MergeOptions, RowRange,
 };
+use lakecore_testkit::blob::{exercise, exercise_nested, merge, model, Spec};
 use std::time::Duration;
 
 const TIME: Duration = Duration::from_secs(1);

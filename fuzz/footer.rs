@@ -3,12 +3,9 @@
 //! Fuzz harness for metadata pages and the footer view: arbitrary windows and pages never
 //! panic; generated footers read back equal to their input; mutated footers never panic.
 
-#[path = "../tests/footer_support/mod.rs"]
-mod footer_support;
-
-use footer_support::{build, check_against_input, random_input};
 use lakecore::footer::ArrayPage;
 use lakecore::footer::ModularFooter;
+use lakecore_testkit::footer::{build, check_against_input, random_input};
 
 fn iterations(n: usize) -> usize {
     if cfg!(miri) {

@@ -5,10 +5,8 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-#[path = "../tests/sidecar_common/mod.rs"]
-mod common;
-
-use common::{drive, golden, reseal};
+use lakecore_testkit::data::golden;
+use lakecore_testkit::sidecar::{drive, reseal};
 
 fn iterations() -> usize {
     if cfg!(miri) {

@@ -4,11 +4,8 @@
 //! derived from the input round-trips through the independent encoder, the crate's writer
 //! and the crate's reader.
 
-#[path = "../tests/footer_support/mod.rs"]
-mod footer_support;
-
-use footer_support::thrift_oracle::{crate_read, crate_write, oracle_encode, V};
 use lakecore::codec::thrift::{FieldType, Reader, Writer};
+use lakecore_testkit::thrift::{crate_read, crate_write, oracle_encode, V};
 
 fn iterations() -> usize {
     if cfg!(miri) {

@@ -1,10 +1,9 @@
 //! Bolero harnesses for the varint codec, checked against the naive decoder in
-//! `tests/oracle`. `cargo test` runs each briefly with random inputs; `cargo bolero test
-//! --test fuzz_varint <name>` fuzzes one with libFuzzer.
+//! `lakecore_testkit::oracle`. `cargo test` runs each briefly with random inputs;
+//! `cargo bolero test --test fuzz_varint <name>` fuzzes one with libFuzzer.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
-#[path = "../tests/oracle/mod.rs"]
-mod oracle;
+use lakecore_testkit::oracle;
 
 use bolero::check;
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};

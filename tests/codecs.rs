@@ -1,14 +1,13 @@
-//! Property tests of the foundation codecs against the naive references in `oracle/`.
+//! Property tests of the foundation codecs against the naive references in `lakecore_testkit::oracle`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
-
-mod oracle;
 
 use lakecore::codec::bitpack::{self, BitPackWriter, BitPacked};
 use lakecore::codec::checksum::{crc32, sha256, Crc32, Sha256};
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat, ZigZagDeltaIter};
 use lakecore::cursor::Cursor;
 use lakecore::{Error, ErrorKind};
-use oracle::Rng;
+use lakecore_testkit::oracle;
+use lakecore_testkit::rng::Rng;
 
 /// Scales iteration counts down under miri, which is ~1000x slower.
 fn scale(n: usize) -> usize {

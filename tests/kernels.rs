@@ -10,9 +10,7 @@
 use lakecore::arch::{kernels, scalar, Tier};
 use lakecore::codec::varint::{encode_u64, encoded_len, zigzag_encode, VarintFormat};
 
-#[path = "support/rng.rs"]
-mod rng;
-use rng::Rng;
+use lakecore_testkit::rng::Rng;
 
 /// The non-scalar tiers this machine runs (the comparison target is always scalar).
 fn simd_tiers() -> Vec<Tier> {

@@ -1,9 +1,4 @@
-#![allow(
-    missing_docs,
-    unsafe_code,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "paimon")]
 //! Hostile counts and lengths are refused before any allocation.
 //!
@@ -15,8 +10,10 @@
 //! builders that necessarily allocate (Avro schema parsing, the BLOB offsets table), only an
 //! amount bounded by the input's size.
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use lakecore_testkit::counting::{measure, CountingAlloc};
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 use lakecore::blob::{BlobArray, BlobFile, BlobMap};
 use lakecore::codec::checksum::{crc32, sha256};
@@ -24,8 +21,6 @@ use lakecore::codec::thrift::{FieldType, Reader, Writer};
 use lakecore::footer::ModularFooter;
 use lakecore::sidecar::{BuildSettings, ManifestFacts, Sidecar};
 use lakecore::{Error, ErrorKind};
-
-use counting_alloc::measure;
 
 /// Runs `f`, which must fail with `kind` at `offset` and allocate nothing.
 #[track_caller]

@@ -1,0 +1,7 @@
+//! Paimon BLOB files: golden vectors, real files against their oracles, the fallback merge
+//! against a naive model, and validation (one test per error kind, mutations).
+
+mod golden;
+mod merge;
+mod real;
+mod validation;

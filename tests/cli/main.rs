@@ -1,0 +1,7 @@
+//! The `lakecore` command-line tool run as a binary (feature `cli`): the `blob`, `footer`,
+//! `sidecar`, `scan` and `demo` subcommands, their JSON shapes and their exit codes.
+
+mod blob;
+mod footer;
+mod scan;
+mod sidecar;

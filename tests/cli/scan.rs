@@ -1,0 +1,325 @@
+//! The `lakecore scan` CLI, run as a process (feature `cli`), against the library planner.
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+
+use lakecore::paimon::{ScanPlan, ScanQuery, Table};
+use lakecore_testkit::hex::hex;
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const WAREHOUSE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse");
+
+fn lakecore(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lakecore"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn table(name: &str) -> PathBuf {
+    Path::new(WAREHOUSE).join(name)
+}
+
+/// The documented document, built from the library's plan.
+fn expected(plan: &ScanPlan) -> String {
+    let files: Vec<String> = plan
+        .files
+        .iter()
+        .map(|f| {
+            format!(
+                "{{\"partition_hex\":\"{}\",\"bucket\":{},\"file_name\":\"{}\"}}",
+                hex(&f.partition),
+                f.bucket,
+                f.file_name
+            )
+        })
+        .collect();
+    let s = plan.stats;
+    format!(
+        "{{\"files\":[{}],\"manifests\":{},\"manifests_with_sidecar\":{},\"blocks_total\":{},\"blocks_read\":{},\"manifest_bytes_total\":{},\"manifest_bytes_read\":{}}}\n",
+        files.join(","),
+        s.manifests,
+        s.manifests_with_sidecar,
+        s.blocks_total,
+        s.blocks_read,
+        s.manifest_bytes_total,
+        s.manifest_bytes_read
+    )
+}
+
+struct Case {
+    table: &'static str,
+    args: &'static [&'static str],
+    query: ScanQuery,
+}
+
+fn cases() -> Vec<Case> {
+    let part = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<Vec<_>>()
+    };
+    vec![
+        Case {
+            table: "sc.db/part_append_rs",
+            args: &[],
+            query: ScanQuery::default(),
+        },
+        Case {
+            table: "sc.db/part_append_rs",
+            args: &["--partition", "dt=2024-01-02,hr=3"],
+            query: ScanQuery {
+                partition: part(&[("dt", "2024-01-02"), ("hr", "3")]),
+                ..ScanQuery::default()
+            },
+        },
+        Case {
+            table: "sc.db/part_append_rs",
+            args: &["--partition", "hr=__DEFAULT_PARTITION__", "--snapshot", "2"],
+            query: ScanQuery {
+                partition: part(&[("hr", "__DEFAULT_PARTITION__")]),
+                ..ScanQuery::default()
+            },
+        },
+        Case {
+            table: "sc.db/bucket4_rs",
+            args: &["--bucket", "1/4,3"],
+            query: ScanQuery {
+                buckets: Some(vec![(1, Some(4)), (3, None)]),
+                ..ScanQuery::default()
+            },
+        },
+        Case {
+            table: "sc.db/de_rs",
+            args: &["--rows", "0-3,40-45"],
+            query: ScanQuery {
+                rows: Some(vec![(0, 3), (40, 45)]),
+                ..ScanQuery::default()
+            },
+        },
+        Case {
+            table: "sc.db/codec_snappy_rs",
+            args: &["--partition", "p=1", "--bucket", "0"],
+            query: ScanQuery {
+                buckets: Some(vec![(0, None)]),
+                partition: part(&[("p", "1")]),
+                ..ScanQuery::default()
+            },
+        },
+        Case {
+            table: "blob.db/py_blob",
+            args: &["--rows", "2-3"],
+            query: ScanQuery {
+                rows: Some(vec![(2, 3)]),
+                ..ScanQuery::default()
+            },
+        },
+    ]
+}
+
+#[test]
+fn json_equals_the_library_plan() {
+    let mut nonempty = 0;
+    for case in cases() {
+        let dir = table(case.table);
+        let mut args = vec!["scan", dir.to_str().unwrap(), "--json"];
+        args.extend_from_slice(case.args);
+        let out = lakecore(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stderr.is_empty(), "no progress bar in --json mode");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let snapshot = case
+            .args
+            .iter()
+            .position(|a| *a == "--snapshot")
+            .map(|i| case.args[i + 1].parse().unwrap());
+        let plan = Table::open(&dir)
+            .unwrap()
+            .plan(snapshot, &case.query)
+            .unwrap();
+        assert_eq!(text, expected(&plan), "{args:?}");
+        // And it is JSON with the documented fields.
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let files: BTreeSet<(String, i64, String)> = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                assert_eq!(f.as_object().unwrap().len(), 3);
+                (
+                    f["partition_hex"].as_str().unwrap().to_string(),
+                    f["bucket"].as_i64().unwrap(),
+                    f["file_name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(files.len(), plan.files.len());
+        assert_eq!(v.as_object().unwrap().len(), 7);
+        assert!(v["blocks_read"].as_u64().unwrap() <= v["blocks_total"].as_u64().unwrap());
+        nonempty += usize::from(!files.is_empty());
+    }
+    assert!(nonempty >= 5, "{nonempty}");
+}
+
+#[test]
+fn no_sidecars_reads_everything_and_finds_the_same_files() {
+    for case in cases() {
+        let dir = table(case.table);
+        let mut args = vec!["scan", dir.to_str().unwrap(), "--json"];
+        args.extend_from_slice(case.args);
+        let with = lakecore(&args);
+        args.push("--no-sidecars");
+        let without = lakecore(&args);
+        assert!(
+            with.status.success() && without.status.success(),
+            "{args:?}"
+        );
+        let with: serde_json::Value = serde_json::from_slice(&with.stdout).unwrap();
+        let without: serde_json::Value = serde_json::from_slice(&without.stdout).unwrap();
+        let set = |v: &serde_json::Value| {
+            v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<BTreeSet<_>>()
+        };
+        assert_eq!(set(&with), set(&without), "{args:?}");
+        assert_eq!(without["manifests_with_sidecar"], 0);
+        assert_eq!(without["blocks_read"], without["blocks_total"]);
+        assert_eq!(
+            without["manifest_bytes_read"],
+            without["manifest_bytes_total"]
+        );
+        assert_eq!(with["blocks_total"], without["blocks_total"]);
+    }
+}
+
+#[test]
+fn report_names_the_counts() {
+    let dir = table("sc.db/bucket4_rs");
+    let out = lakecore(&["scan", dir.to_str().unwrap(), "--bucket", "2/4"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let plan = Table::open(&dir)
+        .unwrap()
+        .plan(
+            None,
+            &ScanQuery {
+                buckets: Some(vec![(2, Some(4))]),
+                ..ScanQuery::default()
+            },
+        )
+        .unwrap();
+    assert!(text.contains(&format!(
+        "live data files that can match: {}",
+        plan.files.len()
+    )));
+    for f in &plan.files {
+        assert!(text.contains(&f.file_name));
+    }
+    let s = plan.stats;
+    assert!(text.contains(&format!(
+        "with sidecars: {} of {} blocks, {} of {} manifest bytes",
+        s.blocks_read, s.blocks_total, s.manifest_bytes_read, s.manifest_bytes_total
+    )));
+}
+
+fn one_line_error(args: &[&str], statuses: &[i32]) -> String {
+    let out = lakecore(args);
+    let code = out.status.code().unwrap();
+    assert!(statuses.contains(&code), "{args:?}: status {code}");
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    err
+}
+
+#[test]
+fn invalid_tables_and_queries_fail_with_one_line() {
+    let missing = table("sc.db/no_such_table");
+    one_line_error(&["scan", missing.to_str().unwrap()], &[1]);
+    one_line_error(&["scan", WAREHOUSE, "--json"], &[2]);
+    let t = table("sc.db/part_append_rs");
+    let t = t.to_str().unwrap();
+    one_line_error(&["scan", t, "--partition", "nope=1"], &[2]);
+    one_line_error(&["scan", t, "--partition", "hr=seven"], &[2]);
+    one_line_error(&["scan", t, "--rows", "9-1"], &[2]);
+    one_line_error(&["scan", t, "--bucket", "x/4"], &[2]);
+    one_line_error(&["scan", t, "--snapshot", "99"], &[1]);
+
+    // A truncated manifest: invalid input, exit status 2, file named.
+    let tmp = std::env::temp_dir().join(format!("lakecore-scan-cli-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(tmp.join("manifest")).unwrap();
+    let src = table("sc.db/codec_snappy_rs");
+    for sub in ["snapshot", "schema", "manifest"] {
+        fs::create_dir_all(tmp.join(sub)).unwrap();
+        for e in fs::read_dir(src.join(sub)).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), tmp.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    let prepared = Table::open(&tmp)
+        .unwrap()
+        .prepare(None, &ScanQuery::default())
+        .unwrap();
+    let victim = prepared.manifests()[0].file_name.clone();
+    let path = tmp.join("manifest").join(&victim);
+    let bytes = fs::read(&path).unwrap();
+    fs::write(&path, &bytes[..40]).unwrap();
+    let err = one_line_error(&["scan", tmp.to_str().unwrap(), "--json"], &[2]);
+    assert!(err.contains(&victim), "{err}");
+    assert!(err.contains("invalid input"), "{err}");
+    fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn demo_scans_a_generated_table_and_keeps_it_on_request() {
+    let keep = std::env::temp_dir().join(format!("lakecore-demo-keep-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&keep);
+    let out = lakecore(&[
+        "demo",
+        "--values",
+        "1000",
+        "--manifests",
+        "20",
+        "--keep",
+        keep.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("== table scan: a generated Paimon table with 20 manifests"));
+    assert_eq!(
+        text.matches("(same as full read: true)").count(),
+        5,
+        "{text}"
+    );
+    assert!(text.contains("== summary"));
+    // The kept table is a table `lakecore scan` reads, with every manifest's sidecar.
+    let scan = lakecore(&["scan", keep.to_str().unwrap(), "--json"]);
+    assert!(scan.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    assert_eq!(v["manifests"], 20);
+    assert_eq!(v["manifests_with_sidecar"], 20);
+    let plan = Table::open(&keep)
+        .unwrap()
+        .plan(None, &ScanQuery::default())
+        .unwrap();
+    assert_eq!(String::from_utf8(scan.stdout).unwrap(), expected(&plan));
+    // An existing directory is refused rather than overwritten.
+    let again = lakecore(&["demo", "--manifests", "1", "--keep", keep.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    fs::remove_dir_all(&keep).unwrap();
+}

@@ -1,0 +1,7 @@
+//! Parquet modular footers: the converter (feature `parquet`), metadata pages, the Thrift
+//! compact codec against an independent encoder, and the footer view.
+
+mod convert;
+mod pages;
+mod thrift;
+mod view;
