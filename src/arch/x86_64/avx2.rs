@@ -4,10 +4,13 @@
 //! `vpermd`; up to 9 bytes: one varint per terminator, checks folded into one flag), and
 //! `vpshufb` + `vpsrlvd` bit unpacking (8 values per step).
 //!
-//! Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU (checked by
-//! [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
+//! Two tables: [`KERNELS`] (`avx2`) gathers varint bits with PEXT, [`KERNELS_NOPEXT`]
+//! (`avx2-nopext`, for AMD Zen 1/2 where PEXT is microcoded) with shifts and masks; the rest
+//! is shared. Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU
+//! (checked by the table's [`available`](crate::arch::Kernels::available) before any call).
 
 use super::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
+use crate::arch::kernels::Kernels;
 use crate::arch::scalar;
 use crate::arch::unpack::{bit_range_fits, for_groups, lane1_base, U32X8, U32X8_SHIFT};
 use crate::arch::wire::VarintFormat;
@@ -510,12 +513,40 @@ unsafe fn ones<const SIGNED: bool>(
     (groups, _mm_cvtsi128_si64(_mm256_castsi256_si128(prevv)))
 }
 
-/// AVX2 [`scalar::delta_decode_u64`].
+/// The AVX2 table with PEXT (Intel since Haswell, AMD since Zen 3).
+pub(crate) static KERNELS: Kernels = Kernels {
+    name: "avx2",
+    available: has_avx2_pext,
+    delta_u64: delta_decode_u64::<true>,
+    delta_zigzag: delta_decode_zigzag::<true>,
+    ..NOPEXT
+};
+
+/// The AVX2 table without PEXT: varint bits gathered with shifts and masks (AMD Zen 1/2).
+pub(crate) static KERNELS_NOPEXT: Kernels = NOPEXT;
+
+const NOPEXT: Kernels = Kernels {
+    name: "avx2-nopext",
+    available: super::has_avx2,
+    delta_u64: delta_decode_u64::<false>,
+    delta_zigzag: delta_decode_zigzag::<false>,
+    count: count_uvarints,
+    unpack_u32,
+    unpack_u64,
+    check_lengths,
+    merge_layer,
+};
+
+fn has_avx2_pext() -> bool {
+    super::has_avx2() && super::pext_is_fast()
+}
+
+/// AVX2 [`scalar::delta_decode_u64`], gathering with PEXT when `PEXT`.
 ///
 /// # Safety
 /// AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn delta_decode_u64(
+pub(crate) unsafe fn delta_decode_u64<const PEXT: bool>(
     bytes: &[u8],
     format: VarintFormat,
     prev: u64,
@@ -523,21 +554,16 @@ pub(crate) unsafe fn delta_decode_u64(
     max: u64,
     out: &mut [u64],
 ) -> Result<usize> {
-    if super::pext_is_fast() {
-        // SAFETY: AVX2 + BMI2 (caller), PEXT fast (checked).
-        unsafe { varint::delta_u64::<Avx2<true>, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: AVX2 + BMI2 (caller).
-        unsafe { varint::delta_u64::<Avx2<false>, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: AVX2 + BMI2 (caller).
+    unsafe { varint::delta_u64::<Avx2<PEXT>, PEXT>(bytes, format, prev, min, max, out) }
 }
 
-/// AVX2 [`scalar::delta_decode_zigzag`].
+/// AVX2 [`scalar::delta_decode_zigzag`], gathering with PEXT when `PEXT`.
 ///
 /// # Safety
 /// AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn delta_decode_zigzag(
+pub(crate) unsafe fn delta_decode_zigzag<const PEXT: bool>(
     bytes: &[u8],
     format: VarintFormat,
     prev: i64,
@@ -545,13 +571,8 @@ pub(crate) unsafe fn delta_decode_zigzag(
     max: i64,
     out: &mut [i64],
 ) -> Result<usize> {
-    if super::pext_is_fast() {
-        // SAFETY: AVX2 + BMI2 (caller), PEXT fast (checked).
-        unsafe { varint::delta_zigzag::<Avx2<true>, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: AVX2 + BMI2 (caller).
-        unsafe { varint::delta_zigzag::<Avx2<false>, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: AVX2 + BMI2 (caller).
+    unsafe { varint::delta_zigzag::<Avx2<PEXT>, PEXT>(bytes, format, prev, min, max, out) }
 }
 
 /// AVX2 [`scalar::count_uvarints`].

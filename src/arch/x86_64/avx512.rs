@@ -13,11 +13,17 @@
 //! The whole-block decoders [`short3`] / [`short9`] share those group decoders and serve
 //! the blocks where a stream loop stops (near the end of the input, before an error).
 //!
-//! Every `unsafe fn` here requires AVX-512 F/BW/VL, AVX2 and BMI2 on the running CPU (checked
-//! by [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
+//! Three tables: [`KERNELS`] (`avx512`: Skylake-SP, Cascade Lake; the unpackers are the AVX2
+//! ones), [`KERNELS_VBMI`] (`avx512-vbmi`: adds the VBMI unpackers) and [`KERNELS_VBMI2`]
+//! (`avx512-vbmi2`: adds the VBMI2 varint decoders; Ice Lake and later, AMD Zen 4). All gather
+//! varint bits with PEXT, so they count as available only where it is fast (every AVX-512 CPU
+//! so far). Every `unsafe fn` here requires AVX-512 F/BW/VL, AVX2 and BMI2 on the running CPU
+//! (checked by the table's [`available`](crate::arch::Kernels::available) before any call),
+//! plus VBMI or VBMI2 where its name says so.
 
 use super::avx2::{self, prefix8};
 use super::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
+use crate::arch::kernels::Kernels;
 use crate::arch::scalar;
 use crate::arch::unpack::{
     bit_range_fits, for_groups, pair_fits, U32X16, U32X16_PAIRS, U32X16_SHIFT, U64X8, U64X8_SHIFT,
@@ -1069,12 +1075,60 @@ unsafe fn ones<const SIGNED: bool>(
     (groups, _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
 }
 
-/// AVX-512 [`scalar::delta_decode_u64`].
+/// The AVX-512 table without VBMI: AVX-512 block masks and one-byte runs, the AVX2 tier's
+/// whole-block paths and unpackers.
+pub(crate) static KERNELS: Kernels = AVX512;
+
+const AVX512: Kernels = Kernels {
+    name: "avx512",
+    available: has_avx512_pext,
+    delta_u64: delta_decode_u64,
+    delta_zigzag: delta_decode_zigzag,
+    count: count_uvarints,
+    unpack_u32: avx2::unpack_u32,
+    unpack_u64: avx2::unpack_u64,
+    check_lengths,
+    merge_layer,
+};
+
+/// [`KERNELS`] with the VBMI (`vpermb`) unpackers.
+pub(crate) static KERNELS_VBMI: Kernels = VBMI;
+
+const VBMI: Kernels = Kernels {
+    name: "avx512-vbmi",
+    available: has_vbmi_pext,
+    unpack_u32: unpack_u32_vbmi,
+    unpack_u64: unpack_u64_vbmi,
+    ..AVX512
+};
+
+/// [`KERNELS_VBMI`] with the VBMI2 varint decoders (stream loops and whole-block gathers).
+pub(crate) static KERNELS_VBMI2: Kernels = Kernels {
+    name: "avx512-vbmi2",
+    available: has_vbmi2_pext,
+    delta_u64: delta_u64_vbmi2,
+    delta_zigzag: delta_zigzag_vbmi2,
+    ..VBMI
+};
+
+fn has_avx512_pext() -> bool {
+    super::has_avx512() && super::pext_is_fast()
+}
+
+fn has_vbmi_pext() -> bool {
+    super::has_avx512_vbmi() && super::pext_is_fast()
+}
+
+fn has_vbmi2_pext() -> bool {
+    super::has_avx512_vbmi2() && super::pext_is_fast()
+}
+
+/// AVX-512 [`scalar::delta_decode_u64`] without VBMI2.
 ///
 /// # Safety
 /// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(crate) unsafe fn delta_decode_u64(
+unsafe fn delta_decode_u64(
     bytes: &[u8],
     format: VarintFormat,
     prev: u64,
@@ -1082,25 +1136,16 @@ pub(crate) unsafe fn delta_decode_u64(
     max: u64,
     out: &mut [u64],
 ) -> Result<usize> {
-    if super::has_vbmi2() {
-        // SAFETY: features (caller) + VBMI/VBMI2 (checked).
-        return unsafe { delta_u64_vbmi2(bytes, format, prev, min, max, out) };
-    }
-    if super::pext_is_fast() {
-        // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_u64::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: features (caller).
-        unsafe { varint::delta_u64::<Avx512<false>, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: features (caller), BMI2 among them.
+    unsafe { varint::delta_u64::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
 }
 
-/// AVX-512 [`scalar::delta_decode_zigzag`].
+/// AVX-512 [`scalar::delta_decode_zigzag`] without VBMI2.
 ///
 /// # Safety
 /// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(crate) unsafe fn delta_decode_zigzag(
+unsafe fn delta_decode_zigzag(
     bytes: &[u8],
     format: VarintFormat,
     prev: i64,
@@ -1108,17 +1153,8 @@ pub(crate) unsafe fn delta_decode_zigzag(
     max: i64,
     out: &mut [i64],
 ) -> Result<usize> {
-    if super::has_vbmi2() {
-        // SAFETY: features (caller) + VBMI/VBMI2 (checked).
-        return unsafe { delta_zigzag_vbmi2(bytes, format, prev, min, max, out) };
-    }
-    if super::pext_is_fast() {
-        // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_zigzag::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: features (caller).
-        unsafe { varint::delta_zigzag::<Avx512<false>, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: features (caller), BMI2 among them.
+    unsafe { varint::delta_zigzag::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
 }
 
 /// [`delta_decode_u64`] with the VBMI2 short-varint block path.
@@ -1134,13 +1170,8 @@ unsafe fn delta_u64_vbmi2(
     max: u64,
     out: &mut [u64],
 ) -> Result<usize> {
-    if super::pext_is_fast() {
-        // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_u64::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: features (caller).
-        unsafe { varint::delta_u64::<Avx512Vbmi2, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: features (caller), BMI2 among them.
+    unsafe { varint::delta_u64::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
 }
 
 /// [`delta_decode_zigzag`] with the VBMI2 short-varint block path.
@@ -1156,13 +1187,8 @@ unsafe fn delta_zigzag_vbmi2(
     max: i64,
     out: &mut [i64],
 ) -> Result<usize> {
-    if super::pext_is_fast() {
-        // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_zigzag::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: features (caller).
-        unsafe { varint::delta_zigzag::<Avx512Vbmi2, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: features (caller), BMI2 among them.
+    unsafe { varint::delta_zigzag::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
 }
 
 /// AVX-512 [`scalar::count_uvarints`].
@@ -1252,20 +1278,8 @@ impl Vbmi {
     }
 }
 
-/// AVX-512 [`scalar::unpack_u32`] (VBMI where present, otherwise the AVX2 kernel).
+/// AVX-512 VBMI [`scalar::unpack_u32`].
 ///
-/// # Safety
-/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
-    if !super::has_vbmi() {
-        // SAFETY: AVX2 + BMI2 (caller).
-        return unsafe { avx2::unpack_u32(bytes, width, start, out) };
-    }
-    // SAFETY: AVX-512 F/BW/VL + VBMI (checked above).
-    unsafe { unpack_u32_vbmi(bytes, width, start, out) }
-}
-
 /// # Safety
 /// AVX-512 F/BW/VL/VBMI present.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
@@ -1360,20 +1374,8 @@ unsafe fn unpack_multi<const K: usize>(
     })
 }
 
-/// AVX-512 [`scalar::unpack_u64`] (VBMI where present, otherwise the AVX2 kernel).
+/// AVX-512 VBMI [`scalar::unpack_u64`].
 ///
-/// # Safety
-/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
-    if !super::has_vbmi() {
-        // SAFETY: AVX2 + BMI2 (caller).
-        return unsafe { avx2::unpack_u64(bytes, width, start, out) };
-    }
-    // SAFETY: AVX-512 F/BW/VL + VBMI (checked above).
-    unsafe { unpack_u64_vbmi(bytes, width, start, out) }
-}
-
 /// # Safety
 /// AVX-512 F/BW/VL/VBMI present.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
