@@ -85,42 +85,17 @@ fn always() -> bool {
 /// Every table compiled in, in order of preference: scalar first, the fastest last.
 static ALL: &[&Kernels] = &[
     &SCALAR,
-    #[cfg(all(
-        feature = "simd",
-        not(lakecore_backend = "scalar"),
-        target_arch = "aarch64",
-        target_endian = "little"
-    ))]
+    #[cfg(aarch64_simd)]
     &super::aarch64::KERNELS,
-    #[cfg(all(
-        feature = "simd",
-        not(lakecore_backend = "scalar"),
-        target_arch = "x86_64"
-    ))]
+    #[cfg(x86_simd)]
     &super::x86_64::avx2::KERNELS_NOPEXT,
-    #[cfg(all(
-        feature = "simd",
-        not(lakecore_backend = "scalar"),
-        target_arch = "x86_64"
-    ))]
+    #[cfg(x86_simd)]
     &super::x86_64::avx2::KERNELS,
-    #[cfg(all(
-        feature = "simd",
-        not(lakecore_backend = "scalar"),
-        target_arch = "x86_64"
-    ))]
+    #[cfg(x86_simd)]
     &super::x86_64::avx512::KERNELS,
-    #[cfg(all(
-        feature = "simd",
-        not(lakecore_backend = "scalar"),
-        target_arch = "x86_64"
-    ))]
+    #[cfg(x86_simd)]
     &super::x86_64::avx512::KERNELS_VBMI,
-    #[cfg(all(
-        feature = "simd",
-        not(lakecore_backend = "scalar"),
-        target_arch = "x86_64"
-    ))]
+    #[cfg(x86_simd)]
     &super::x86_64::avx512::KERNELS_VBMI2,
 ];
 

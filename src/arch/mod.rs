@@ -30,29 +30,18 @@ pub mod scalar;
 #[cfg(not(feature = "expose-kernels"))]
 pub(crate) mod scalar;
 
-#[cfg(all(
-    feature = "simd",
-    not(lakecore_backend = "scalar"),
-    target_arch = "x86_64"
-))]
+// `x86_simd` / `aarch64_simd` (set by `build.rs`): feature `simd` on, the architecture's SIMD
+// kernels compiled in, not forced to scalar with `--cfg lakecore_backend="scalar"`.
+#[cfg(all(lakecore_backend = "scalar", any(x86_simd, aarch64_simd)))]
+compile_error!("build.rs missed `--cfg lakecore_backend=\"scalar\"`: pass it through RUSTFLAGS");
+
+#[cfg(x86_simd)]
 mod x86_64;
 
-#[cfg(all(
-    feature = "simd",
-    not(lakecore_backend = "scalar"),
-    target_arch = "aarch64",
-    target_endian = "little"
-))]
+#[cfg(aarch64_simd)]
 mod aarch64;
 
-#[cfg(all(
-    feature = "simd",
-    not(lakecore_backend = "scalar"),
-    any(
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_endian = "little")
-    )
-))]
+#[cfg(any(x86_simd, aarch64_simd))]
 mod unpack;
 
 use crate::arch::wire::VarintFormat;
@@ -200,11 +189,7 @@ impl Sha256Blocks for PortableSha256 {
 /// Runs `job` with the fastest SHA-256 engine this machine has, started from `state`.
 #[inline]
 pub(crate) fn with_sha256<W: WithSha256>(state: [u32; 8], job: W) -> W::Output {
-    #[cfg(all(
-        feature = "simd",
-        not(lakecore_backend = "scalar"),
-        target_arch = "x86_64"
-    ))]
+    #[cfg(x86_simd)]
     if x86_64::sha256::available() {
         // SAFETY: `available` checked that the CPU has the features `run` is compiled with.
         return unsafe { x86_64::sha256::run(state, job) };

@@ -183,11 +183,7 @@ pub struct LayerStep {
 }
 
 /// The slots a tier's [`merge_layer`] walks: the shortest of the four slices.
-#[cfg(all(
-    feature = "simd",
-    not(lakecore_backend = "scalar"),
-    target_arch = "x86_64"
-))]
+#[cfg(x86_simd)]
 #[inline(always)]
 pub(crate) fn merge_layer_len(
     entries: &[i64],
@@ -205,11 +201,7 @@ pub(crate) fn merge_layer_len(
 /// Finishes a tier's [`merge_layer`] after its vector loop stopped at slot `from` of `n`:
 /// the reference does the rest from the running `record`; `open` says whether the vector
 /// part left a slot unresolved.
-#[cfg(all(
-    feature = "simd",
-    not(lakecore_backend = "scalar"),
-    target_arch = "x86_64"
-))]
+#[cfg(x86_simd)]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn merge_layer_tail(
