@@ -1,7 +1,5 @@
-//! AVX-512 kernels (F/BW/VL + AVX2 + BMI2): one 64-byte load and three mask compares per
-//! varint block, 8-value `zmm` prefix sums for runs of one-byte deltas, and, where VBMI is
-//! present, `vpermb` + `vpsrlvd`/`vpsrlvq` bit unpacking (16 `u32` or 8 `u64` values per
-//! step); without VBMI the unpackers are the AVX2 ones.
+//! AVX-512 varint kernels (F/BW/VL + AVX2 + BMI2): one 64-byte load and three mask compares
+//! per varint block, 8-value `zmm` prefix sums for runs of one-byte deltas.
 //!
 //! With VBMI2, varint streams also run through a stream loop ([`stream`], with [`Wide3`]
 //! for 1..=3-byte varints, [`Wide9`] for longer ones): 64-byte chunks at fixed strides, so
@@ -13,22 +11,13 @@
 //! The whole-block decoders [`short3`] / [`short9`] share those group decoders and serve
 //! the blocks where a stream loop stops (near the end of the input, before an error).
 //!
-//! Three tables: [`KERNELS`] (`avx512`: Skylake-SP, Cascade Lake; the unpackers are the AVX2
-//! ones), [`KERNELS_VBMI`] (`avx512-vbmi`: adds the VBMI unpackers) and [`KERNELS_VBMI2`]
-//! (`avx512-vbmi2`: adds the VBMI2 varint decoders; Ice Lake and later, AMD Zen 4). All gather
-//! varint bits with PEXT, so they count as available only where it is fast (every AVX-512 CPU
-//! so far). Every `unsafe fn` here requires AVX-512 F/BW/VL, AVX2 and BMI2 on the running CPU
-//! (checked by the table's [`available`](crate::arch::Kernels::available) before any call),
-//! plus VBMI or VBMI2 where its name says so.
+//! Every `unsafe fn` here requires AVX-512 F/BW/VL, AVX2 and BMI2 on the running CPU, plus
+//! VBMI and VBMI2 where its name or contract says so.
 
-use super::avx2::{self, prefix8};
-use super::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
-use crate::arch::kernels::Kernels;
-use crate::arch::scalar;
-use crate::arch::unpack::{
-    bit_range_fits, for_groups, pair_fits, U32X16, U32X16_PAIRS, U32X16_SHIFT, U64X8, U64X8_SHIFT,
-};
+use super::load64;
 use crate::arch::wire::VarintFormat;
+use crate::arch::x86_64::avx2::varint::{prefix8, Avx2};
+use crate::arch::x86_64::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::error::Result;
 use core::arch::x86_64::*;
 
@@ -36,8 +25,8 @@ use core::arch::x86_64::*;
 pub(super) struct Avx512<const PEXT: bool>;
 
 impl<const PEXT: bool> Block for Avx512<PEXT> {
-    const HAS_SHORT: bool = <avx2::Avx2<PEXT> as Block>::HAS_SHORT;
-    const SHORT_REJECTS_LONG: bool = <avx2::Avx2<PEXT> as Block>::SHORT_REJECTS_LONG;
+    const HAS_SHORT: bool = <Avx2<PEXT> as Block>::HAS_SHORT;
+    const SHORT_REJECTS_LONG: bool = <Avx2<PEXT> as Block>::SHORT_REJECTS_LONG;
 
     #[inline(always)]
     unsafe fn short_u64(
@@ -51,7 +40,7 @@ impl<const PEXT: bool> Block for Avx512<PEXT> {
         out: *mut u64,
     ) -> Option<u64> {
         // SAFETY: forwarded contract (AVX-512 implies the AVX2 tier's features).
-        unsafe { <avx2::Avx2<PEXT> as Block>::short_u64(p, cont, last, count, prev, min, max, out) }
+        unsafe { <Avx2<PEXT> as Block>::short_u64(p, cont, last, count, prev, min, max, out) }
     }
 
     #[inline(always)]
@@ -66,9 +55,7 @@ impl<const PEXT: bool> Block for Avx512<PEXT> {
         out: *mut i64,
     ) -> Option<i64> {
         // SAFETY: forwarded contract (AVX-512 implies the AVX2 tier's features).
-        unsafe {
-            <avx2::Avx2<PEXT> as Block>::short_zigzag(p, cont, last, count, prev, min, max, out)
-        }
+        unsafe { <Avx2<PEXT> as Block>::short_zigzag(p, cont, last, count, prev, min, max, out) }
     }
 
     #[inline(always)]
@@ -1075,60 +1062,12 @@ unsafe fn ones<const SIGNED: bool>(
     (groups, _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
 }
 
-/// The AVX-512 table without VBMI: AVX-512 block masks and one-byte runs, the AVX2 tier's
-/// whole-block paths and unpackers.
-pub(crate) static KERNELS: Kernels = AVX512;
-
-const AVX512: Kernels = Kernels {
-    name: "avx512",
-    available: has_avx512_pext,
-    delta_u64: delta_decode_u64,
-    delta_zigzag: delta_decode_zigzag,
-    count: count_uvarints,
-    unpack_u32: avx2::unpack_u32,
-    unpack_u64: avx2::unpack_u64,
-    check_lengths,
-    merge_layer,
-};
-
-/// [`KERNELS`] with the VBMI (`vpermb`) unpackers.
-pub(crate) static KERNELS_VBMI: Kernels = VBMI;
-
-const VBMI: Kernels = Kernels {
-    name: "avx512-vbmi",
-    available: has_vbmi_pext,
-    unpack_u32: unpack_u32_vbmi,
-    unpack_u64: unpack_u64_vbmi,
-    ..AVX512
-};
-
-/// [`KERNELS_VBMI`] with the VBMI2 varint decoders (stream loops and whole-block gathers).
-pub(crate) static KERNELS_VBMI2: Kernels = Kernels {
-    name: "avx512-vbmi2",
-    available: has_vbmi2_pext,
-    delta_u64: delta_u64_vbmi2,
-    delta_zigzag: delta_zigzag_vbmi2,
-    ..VBMI
-};
-
-fn has_avx512_pext() -> bool {
-    super::has_avx512() && super::pext_is_fast()
-}
-
-fn has_vbmi_pext() -> bool {
-    super::has_avx512_vbmi() && super::pext_is_fast()
-}
-
-fn has_vbmi2_pext() -> bool {
-    super::has_avx512_vbmi2() && super::pext_is_fast()
-}
-
-/// AVX-512 [`scalar::delta_decode_u64`] without VBMI2.
+/// AVX-512 [`scalar::delta_decode_u64`](crate::arch::scalar::delta_decode_u64) without VBMI2.
 ///
 /// # Safety
 /// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-unsafe fn delta_decode_u64(
+pub(super) unsafe fn delta_decode_u64(
     bytes: &[u8],
     format: VarintFormat,
     prev: u64,
@@ -1140,12 +1079,12 @@ unsafe fn delta_decode_u64(
     unsafe { varint::delta_u64::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
 }
 
-/// AVX-512 [`scalar::delta_decode_zigzag`] without VBMI2.
+/// AVX-512 [`scalar::delta_decode_zigzag`](crate::arch::scalar::delta_decode_zigzag) without VBMI2.
 ///
 /// # Safety
 /// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-unsafe fn delta_decode_zigzag(
+pub(super) unsafe fn delta_decode_zigzag(
     bytes: &[u8],
     format: VarintFormat,
     prev: i64,
@@ -1162,7 +1101,7 @@ unsafe fn delta_decode_zigzag(
 /// # Safety
 /// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
-unsafe fn delta_u64_vbmi2(
+pub(super) unsafe fn delta_u64_vbmi2(
     bytes: &[u8],
     format: VarintFormat,
     prev: u64,
@@ -1179,7 +1118,7 @@ unsafe fn delta_u64_vbmi2(
 /// # Safety
 /// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
-unsafe fn delta_zigzag_vbmi2(
+pub(super) unsafe fn delta_zigzag_vbmi2(
     bytes: &[u8],
     format: VarintFormat,
     prev: i64,
@@ -1191,7 +1130,7 @@ unsafe fn delta_zigzag_vbmi2(
     unsafe { varint::delta_zigzag::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
 }
 
-/// AVX-512 [`scalar::count_uvarints`].
+/// AVX-512 [`scalar::count_uvarints`](crate::arch::scalar::count_uvarints).
 ///
 /// # Safety
 /// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
@@ -1199,282 +1138,6 @@ unsafe fn delta_zigzag_vbmi2(
 pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     // SAFETY: features (caller).
     unsafe { varint::count::<Avx512<false>>(bytes, format) }
-}
-
-/// Loads a 64-byte table row.
-///
-/// # Safety
-/// AVX-512F present.
-#[inline]
-#[target_feature(enable = "avx512f")]
-unsafe fn load64(row: &[u8; 64]) -> __m512i {
-    // SAFETY: `row` is exactly 64 readable bytes.
-    unsafe { _mm512_loadu_si512(row.as_ptr().cast()) }
-}
-
-/// Per-width constants of the VBMI unpackers.
-struct Vbmi {
-    idx_a: __m512i,
-    idx_b: __m512i,
-    shift: __m512i,
-    back: __m512i,
-    mask: __m512i,
-    two: bool,
-}
-
-impl Vbmi {
-    /// Constants for 16 `u32` values per group.
-    ///
-    /// # Safety
-    /// AVX-512F present.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn u32x16(width: usize) -> Vbmi {
-        let [a, b] = U32X16.get(width).copied().unwrap_or([[0; 64]; 2]);
-        let shifts = U32X16_SHIFT.get(width).copied().unwrap_or([0; 16]);
-        // SAFETY: AVX-512F (caller).
-        let (idx_a, idx_b, shift) = unsafe {
-            (
-                load64(&a),
-                load64(&b),
-                load64(bytemuck::cast_ref::<[u32; 16], [u8; 64]>(&shifts)),
-            )
-        };
-        Vbmi {
-            idx_a,
-            idx_b,
-            shift,
-            back: _mm512_sub_epi32(_mm512_set1_epi32(8), shift),
-            mask: _mm512_set1_epi32(scalar::low_mask(width as u32) as u32 as i32),
-            two: width > 25,
-        }
-    }
-
-    /// Constants for 8 `u64` values per group.
-    ///
-    /// # Safety
-    /// AVX-512F present.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn u64x8(width: usize) -> Vbmi {
-        let [a, b] = U64X8.get(width).copied().unwrap_or([[0; 64]; 2]);
-        let shifts = U64X8_SHIFT.get(width).copied().unwrap_or([0; 8]);
-        // SAFETY: AVX-512F (caller).
-        let (idx_a, idx_b, shift) = unsafe {
-            (
-                load64(&a),
-                load64(&b),
-                load64(bytemuck::cast_ref::<[u64; 8], [u8; 64]>(&shifts)),
-            )
-        };
-        Vbmi {
-            idx_a,
-            idx_b,
-            shift,
-            back: _mm512_sub_epi64(_mm512_set1_epi64(8), shift),
-            mask: _mm512_set1_epi64(scalar::low_mask(width as u32) as i64),
-            two: width > 57,
-        }
-    }
-}
-
-/// AVX-512 VBMI [`scalar::unpack_u32`].
-///
-/// # Safety
-/// AVX-512 F/BW/VL/VBMI present.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
-    let w = width as usize;
-    // Width 32 is a copy of little-endian words, which the reference does with `memcpy`.
-    if w == 0 || w >= 32 || out.len() < 32 || !bit_range_fits(width, start, out.len()) {
-        return scalar::unpack_u32(bytes, width, start, out);
-    }
-    let head = ((8 - start % 8) % 8).min(out.len());
-    let (head_out, body) = out.split_at_mut(head);
-    scalar::unpack_u32(bytes, width, start, head_out);
-    let first = start + head;
-    // SAFETY: AVX-512F (caller).
-    let c = unsafe { Vbmi::u32x16(w) };
-    let dst = body.as_mut_ptr();
-    let done = if w <= 15 {
-        // Small widths: several groups of 16 values (`2 * w` bytes each) per 64-byte load,
-        // group `g`'s gather indices moved up by its `2 * g * w` bytes; the shifts repeat
-        // because 16 values end on a byte boundary. Largest index: `2 * (k - 1) * w + 15 * w
-        // / 8 + 3`, at most 34 (k = 4, w <= 4) or 61 (k = 2, w <= 15), so none wraps.
-        if w <= 4 {
-            // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
-            unsafe { unpack_multi::<4>(bytes, w, first, body, &c) }
-        } else {
-            // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
-            unsafe { unpack_multi::<2>(bytes, w, first, body, &c) }
-        }
-    } else if c.two && pair_fits(w) {
-        // Widths 26..=30: one gather and a bit-field select per 16 values instead of two
-        // gathers, two shifts and an OR.
-        let [idx, ctrl] = U32X16_PAIRS.get(w).copied().unwrap_or([[0; 64]; 2]);
-        // SAFETY: AVX-512F (caller); the tables are 64 bytes each.
-        let (idx, ctrl) = unsafe { (load64(&idx), load64(&ctrl)) };
-        for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
-            // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16
-            // values left in `body`; AVX-512 F/VBMI (caller).
-            unsafe {
-                let x = _mm512_loadu_si512(src.cast());
-                let r = _mm512_multishift_epi64_epi8(ctrl, _mm512_permutexvar_epi8(idx, x));
-                _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
-            }
-        })
-    } else {
-        for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
-            // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16
-            // values left in `body`; AVX-512 F/VBMI (caller).
-            unsafe {
-                let x = _mm512_loadu_si512(src.cast());
-                let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c.idx_a, x), c.shift);
-                if c.two {
-                    let b = _mm512_permutexvar_epi8(c.idx_b, x);
-                    r = _mm512_or_si512(r, _mm512_sllv_epi32(b, c.back));
-                }
-                _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
-            }
-        })
-    };
-    let tail = body.get_mut(done..).unwrap_or_default();
-    scalar::unpack_u32(bytes, width, first + done, tail);
-}
-
-/// Unpacks `K` groups of 16 `u32` values per 64-byte load into `body` (values from `first`,
-/// a multiple of 8) for widths with one gather per value and `2 * (K - 1) * w + 15 * w / 8 + 3
-/// < 64`; returns how many values were done (a multiple of `16 * K`).
-///
-/// # Safety
-/// AVX-512 F/BW/VBMI present; `c` is `Vbmi::u32x16(w)` with `!c.two`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-unsafe fn unpack_multi<const K: usize>(
-    bytes: &[u8],
-    w: usize,
-    first: usize,
-    body: &mut [u32],
-    c: &Vbmi,
-) -> usize {
-    let mut idx = [c.idx_a; K];
-    for (g, slot) in idx.iter_mut().enumerate() {
-        *slot = _mm512_add_epi8(c.idx_a, _mm512_set1_epi8((2 * g * w) as i8));
-    }
-    let dst = body.as_mut_ptr();
-    for_groups(bytes, w, first, body.len(), 16 * K, 64, |src, i| {
-        // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with `16 * K`
-        // values left in `body`; AVX-512 F/VBMI (caller).
-        unsafe {
-            let x = _mm512_loadu_si512(src.cast());
-            for (g, &ix) in idx.iter().enumerate() {
-                let r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(ix, x), c.shift);
-                _mm512_storeu_si512(dst.add(i + 16 * g).cast(), _mm512_and_si512(r, c.mask));
-            }
-        }
-    })
-}
-
-/// AVX-512 VBMI [`scalar::unpack_u64`].
-///
-/// # Safety
-/// AVX-512 F/BW/VL/VBMI present.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-unsafe fn unpack_u64_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
-    let w = width as usize;
-    if w == 0 || w > 64 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
-        return scalar::unpack_u64(bytes, width, start, out);
-    }
-    let head = ((8 - start % 8) % 8).min(out.len());
-    let (head_out, body) = out.split_at_mut(head);
-    scalar::unpack_u64(bytes, width, start, head_out);
-    let first = start + head;
-    // SAFETY: AVX-512F (caller).
-    let c = unsafe { Vbmi::u64x8(w) };
-    let dst = body.as_mut_ptr();
-    let done = for_groups(bytes, w, first, body.len(), 8, 64, |src, i| {
-        // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 8 values
-        // left in `body`; AVX-512 F/VBMI (caller).
-        unsafe {
-            let x = _mm512_loadu_si512(src.cast());
-            let mut r = _mm512_srlv_epi64(_mm512_permutexvar_epi8(c.idx_a, x), c.shift);
-            if c.two {
-                let b = _mm512_permutexvar_epi8(c.idx_b, x);
-                r = _mm512_or_si512(r, _mm512_sllv_epi64(b, c.back));
-            }
-            _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
-        }
-    });
-    let tail = body.get_mut(done..).unwrap_or_default();
-    scalar::unpack_u64(bytes, width, first + done, tail);
-}
-
-/// [`scalar::check_lengths`] vectorised with 512-bit registers.
-///
-/// # Safety
-/// AVX-512F is present.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-pub(crate) unsafe fn check_lengths(
-    chunk: &[i64],
-    min_real: i64,
-    floor: i64,
-) -> scalar::LengthCheck {
-    scalar::check_lengths_body(chunk, min_real, floor)
-}
-
-/// [`scalar::merge_layer`] with 512-bit registers: eight offsets per step from an
-/// in-register prefix sum (`valignq`), slots updated with masked stores.
-///
-/// # Safety
-/// AVX-512 F is present.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-pub(crate) unsafe fn merge_layer(
-    entries: &[i64],
-    record: u64,
-    tag: u64,
-    slot_entries: &mut [i64],
-    slot_offsets: &mut [u64],
-    slot_tags: &mut [u64],
-) -> scalar::LayerStep {
-    let n = scalar::merge_layer_len(entries, slot_entries, slot_offsets, slot_tags);
-    let zero = _mm512_setzero_si512();
-    let minus_one = _mm512_set1_epi64(-1);
-    let tags = _mm512_set1_epi64(tag.cast_signed());
-    let top = _mm512_set1_epi64(7);
-    let mut carry = _mm512_set1_epi64(record.cast_signed());
-    let mut open: __mmask8 = 0;
-    let mut i = 0;
-    while i + 8 <= n {
-        // SAFETY: `i + 8 <= n`, and `n` is at most every slice's length.
-        unsafe {
-            let e = _mm512_loadu_si512(entries.as_ptr().add(i).cast());
-            let real = _mm512_max_epi64(e, zero);
-            let mut sum = _mm512_add_epi64(real, _mm512_alignr_epi64::<7>(real, zero));
-            sum = _mm512_add_epi64(sum, _mm512_alignr_epi64::<6>(sum, zero));
-            sum = _mm512_add_epi64(sum, _mm512_alignr_epi64::<4>(sum, zero));
-            let offsets = _mm512_add_epi64(carry, _mm512_sub_epi64(sum, real));
-            carry = _mm512_add_epi64(carry, _mm512_permutexvar_epi64(top, sum));
-            let se = slot_entries.as_mut_ptr().add(i);
-            let old = _mm512_loadu_si512(se.cast());
-            let take = _mm512_cmplt_epi64_mask(old, minus_one);
-            _mm512_mask_storeu_epi64(se, take, e);
-            _mm512_mask_storeu_epi64(slot_offsets.as_mut_ptr().add(i).cast(), take, offsets);
-            _mm512_mask_storeu_epi64(slot_tags.as_mut_ptr().add(i).cast(), take, tags);
-            let entry = _mm512_mask_blend_epi64(take, old, e);
-            open |= _mm512_cmplt_epi64_mask(entry, minus_one);
-        }
-        i += 8;
-    }
-    let record = _mm_cvtsi128_si64(_mm512_castsi512_si128(carry)).cast_unsigned();
-    scalar::merge_layer_tail(
-        entries,
-        record,
-        tag,
-        slot_entries,
-        slot_offsets,
-        slot_tags,
-        (i, n),
-        open != 0,
-    )
 }
 
 #[cfg(test)]
