@@ -44,7 +44,7 @@ mod aarch64;
 #[cfg(any(x86_simd, aarch64_simd))]
 mod unpack;
 
-use crate::arch::wire::VarintFormat;
+use crate::arch::wire::{DeltaMode, VarintFormat};
 use crate::error::Result;
 
 #[cfg(feature = "expose-kernels")]
@@ -72,35 +72,19 @@ const SHORT_VARINT_VALUES: usize = 8;
 const SHORT_UNPACK_VALUES: usize = 16;
 
 #[inline]
-pub(crate) fn delta_decode_u64(
+pub(crate) fn delta_decode<M: DeltaMode>(
     bytes: &[u8],
     format: VarintFormat,
-    prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
     if bytes.len() < SHORT_VARINT_BYTES || out.len() < SHORT_VARINT_VALUES {
-        return scalar::delta_decode_u64(bytes, format, prev, min, max, out);
+        return scalar::delta_decode::<M>(bytes, format, prev, min, max, out);
     }
     // SAFETY: `active` hands out only tables whose `available` returned true.
-    unsafe { (kernels::active().delta_u64)(bytes, format, prev, min, max, out) }
-}
-
-#[inline]
-pub(crate) fn delta_decode_zigzag(
-    bytes: &[u8],
-    format: VarintFormat,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    if bytes.len() < SHORT_VARINT_BYTES || out.len() < SHORT_VARINT_VALUES {
-        return scalar::delta_decode_zigzag(bytes, format, prev, min, max, out);
-    }
-    // SAFETY: `active` hands out only tables whose `available` returned true.
-    unsafe { (kernels::active().delta_zigzag)(bytes, format, prev, min, max, out) }
+    unsafe { M::kernel(kernels::active())(bytes, format, prev, min, max, out) }
 }
 
 #[inline]

@@ -12,16 +12,17 @@ pub(super) mod unpack;
 pub(super) mod varint;
 
 use crate::arch::kernels::Kernels;
+use crate::arch::wire::{Unsigned, ZigZag};
 use merge::{check_lengths, merge_layer};
 use unpack::{unpack_u32, unpack_u64};
-use varint::{count_uvarints, delta_decode_u64, delta_decode_zigzag};
+use varint::{count_uvarints, delta_decode};
 
 /// The AVX2 table with PEXT (Intel since Haswell, AMD since Zen 3).
 pub(crate) static KERNELS: Kernels = Kernels {
     name: "avx2",
     available: has_avx2_pext,
-    delta_u64: delta_decode_u64::<true>,
-    delta_zigzag: delta_decode_zigzag::<true>,
+    delta_u64: delta_decode::<Unsigned, true>,
+    delta_zigzag: delta_decode::<ZigZag, true>,
     ..NOPEXT
 };
 
@@ -31,8 +32,8 @@ pub(crate) static KERNELS_NOPEXT: Kernels = NOPEXT;
 const NOPEXT: Kernels = Kernels {
     name: "avx2-nopext",
     available: crate::arch::x86_64::has_avx2,
-    delta_u64: delta_decode_u64::<false>,
-    delta_zigzag: delta_decode_zigzag::<false>,
+    delta_u64: delta_decode::<Unsigned, false>,
+    delta_zigzag: delta_decode::<ZigZag, false>,
     count: count_uvarints,
     unpack_u32,
     unpack_u64,

@@ -6,7 +6,7 @@
 //! Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU.
 
 use crate::arch::scalar;
-use crate::arch::wire::VarintFormat;
+use crate::arch::wire::{DeltaMode, VarintFormat};
 use crate::arch::x86_64::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::error::Result;
 use core::arch::x86_64::*;
@@ -36,7 +36,7 @@ pub(crate) unsafe fn prefix8<const ZIGZAG: bool>(p: *const u8) -> __m128i {
 
 impl<const PEXT: bool> Block for Avx2<PEXT> {
     const HAS_SHORT: bool = true;
-    // `short_u64` / `short_zigzag` reject a block with a varint over 9 bytes (`short9`).
+    // `short` rejects a block with a varint over 9 bytes (`short9`).
     const SHORT_REJECTS_LONG: bool = true;
 
     #[inline(always)]
@@ -46,39 +46,26 @@ impl<const PEXT: bool> Block for Avx2<PEXT> {
     }
 
     #[inline(always)]
-    unsafe fn ones_u64(
+    unsafe fn ones<M: DeltaMode>(
         p: *const u8,
         groups: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> (usize, u64) {
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64) {
         // SAFETY: forwarded contract.
-        let (done, last) =
-            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
-        (done, last as u64)
+        unsafe {
+            if M::SIGNED {
+                ones::<true>(p, groups, prev, min, max, out)
+            } else {
+                ones::<false>(p, groups, prev, min, max, out)
+            }
+        }
     }
 
     #[inline(always)]
-    unsafe fn short_u64(
-        p: *const u8,
-        cont: u64,
-        last: u32,
-        count: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> Option<u64> {
-        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-        // SAFETY: the caller's contract; AVX2, BMI1/2, POPCNT (and fast PEXT when `PEXT`):
-        // this type is only used after detecting them.
-        unsafe { short::<false, PEXT>(p, cont, last, count, prev, min, max, out) }.map(|v| v as u64)
-    }
-
-    #[inline(always)]
-    unsafe fn short_zigzag(
+    unsafe fn short<M: DeltaMode>(
         p: *const u8,
         cont: u64,
         last: u32,
@@ -88,33 +75,27 @@ impl<const PEXT: bool> Block for Avx2<PEXT> {
         max: i64,
         out: *mut i64,
     ) -> Option<i64> {
-        // SAFETY: as in `short_u64`.
-        unsafe { short::<true, PEXT>(p, cont, last, count, prev, min, max, out) }
-    }
-
-    #[inline(always)]
-    unsafe fn ones_zigzag(
-        p: *const u8,
-        groups: usize,
-        prev: i64,
-        min: i64,
-        max: i64,
-        out: *mut i64,
-    ) -> (usize, i64) {
-        // SAFETY: forwarded contract.
-        unsafe { ones::<true>(p, groups, prev, min, max, out) }
+        // SAFETY: the caller's contract; AVX2, BMI1/2, POPCNT (and fast PEXT when `PEXT`):
+        // this type is only used after detecting them.
+        unsafe {
+            if M::SIGNED {
+                short::<true, PEXT>(p, cont, last, count, prev, min, max, out)
+            } else {
+                short::<false, PEXT>(p, cont, last, count, prev, min, max, out)
+            }
+        }
     }
 }
 
-/// [`Block::short_u64`] (`SIGNED = false`, values and bounds as `i64` bit patterns) and
-/// [`Block::short_zigzag`]: [`short3`] for blocks of 1..=3-byte varints, [`short9`] for the
+/// [`Block::short`] (`SIGNED`: ZigZag deltas; otherwise unsigned ones, values and bounds as
+/// `i64` bit patterns): [`short3`] for blocks of 1..=3-byte varints, [`short9`] for the
 /// others.
 ///
 /// `#[inline(always)]` without target features of its own (like the [`Block`] methods): it
 /// must inline into the tier's loop, whose features its callees need.
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`]; AVX2, BMI1, BMI2 and POPCNT present (and fast PEXT
+/// The contract of [`Block::short`]; AVX2, BMI1, BMI2 and POPCNT present (and fast PEXT
 /// when `PEXT`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -333,7 +314,7 @@ unsafe fn short3<const SIGNED: bool>(
 /// `i64` values and bounds; otherwise unsigned ones (as `i64` bit patterns).
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`]: 128 readable bytes at `p`, `count` writable slots at
+/// The contract of [`Block::short`]: 128 readable bytes at `p`, `count` writable slots at
 /// `out`; AVX2, BMI1 and BMI2 present (and fast PEXT when `PEXT`).
 #[inline]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
@@ -453,7 +434,7 @@ unsafe fn masks(p: *const u8) -> Masks {
 /// deltas (passed as `i64` bit patterns) and unsigned bounds.
 ///
 /// # Safety
-/// The contract of [`Block::ones_u64`] / [`Block::ones_zigzag`]; AVX2 present.
+/// The contract of [`Block::ones`]; AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn ones<const SIGNED: bool>(
@@ -507,38 +488,21 @@ unsafe fn ones<const SIGNED: bool>(
     (groups, _mm_cvtsi128_si64(_mm256_castsi256_si128(prevv)))
 }
 
-/// AVX2 [`scalar::delta_decode_u64`], gathering with PEXT when `PEXT`.
+/// AVX2 [`scalar::delta_decode`] in mode `M`, gathering with PEXT when `PEXT`.
 ///
 /// # Safety
 /// AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn delta_decode_u64<const PEXT: bool>(
+pub(crate) unsafe fn delta_decode<M: DeltaMode, const PEXT: bool>(
     bytes: &[u8],
     format: VarintFormat,
-    prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
     // SAFETY: AVX2 + BMI2 (caller).
-    unsafe { varint::delta_u64::<Avx2<PEXT>, PEXT>(bytes, format, prev, min, max, out) }
-}
-
-/// AVX2 [`scalar::delta_decode_zigzag`], gathering with PEXT when `PEXT`.
-///
-/// # Safety
-/// AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn delta_decode_zigzag<const PEXT: bool>(
-    bytes: &[u8],
-    format: VarintFormat,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    // SAFETY: AVX2 + BMI2 (caller).
-    unsafe { varint::delta_zigzag::<Avx2<PEXT>, PEXT>(bytes, format, prev, min, max, out) }
+    unsafe { varint::delta::<Avx2<PEXT>, M, PEXT>(bytes, format, prev, min, max, out) }
 }
 
 /// AVX2 [`scalar::count_uvarints`].

@@ -16,12 +16,11 @@ pub(super) mod varint;
 
 use super::avx2;
 use crate::arch::kernels::Kernels;
+use crate::arch::wire::{Unsigned, ZigZag};
 use core::arch::x86_64::{__m512i, _mm512_loadu_si512};
 use merge::{check_lengths, merge_layer};
 use unpack::{unpack_u32_vbmi, unpack_u64_vbmi};
-use varint::{
-    count_uvarints, delta_decode_u64, delta_decode_zigzag, delta_u64_vbmi2, delta_zigzag_vbmi2,
-};
+use varint::{count_uvarints, delta_decode, delta_vbmi2};
 
 /// The AVX-512 table without VBMI: AVX-512 block masks and one-byte runs, the AVX2 tier's
 /// whole-block paths and unpackers.
@@ -30,8 +29,8 @@ pub(crate) static KERNELS: Kernels = AVX512;
 const AVX512: Kernels = Kernels {
     name: "avx512",
     available: has_avx512_pext,
-    delta_u64: delta_decode_u64,
-    delta_zigzag: delta_decode_zigzag,
+    delta_u64: delta_decode::<Unsigned>,
+    delta_zigzag: delta_decode::<ZigZag>,
     count: count_uvarints,
     unpack_u32: avx2::unpack::unpack_u32,
     unpack_u64: avx2::unpack::unpack_u64,
@@ -54,8 +53,8 @@ const VBMI: Kernels = Kernels {
 pub(crate) static KERNELS_VBMI2: Kernels = Kernels {
     name: "avx512-vbmi2",
     available: has_vbmi2_pext,
-    delta_u64: delta_u64_vbmi2,
-    delta_zigzag: delta_zigzag_vbmi2,
+    delta_u64: delta_vbmi2::<Unsigned>,
+    delta_zigzag: delta_vbmi2::<ZigZag>,
     ..VBMI
 };
 

@@ -15,7 +15,7 @@
 //! VBMI and VBMI2 where its name or contract says so.
 
 use super::load64;
-use crate::arch::wire::VarintFormat;
+use crate::arch::wire::{DeltaMode, VarintFormat};
 use crate::arch::x86_64::avx2::varint::{prefix8, Avx2};
 use crate::arch::x86_64::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::error::Result;
@@ -29,22 +29,26 @@ impl<const PEXT: bool> Block for Avx512<PEXT> {
     const SHORT_REJECTS_LONG: bool = <Avx2<PEXT> as Block>::SHORT_REJECTS_LONG;
 
     #[inline(always)]
-    unsafe fn short_u64(
-        p: *const u8,
-        cont: u64,
-        last: u32,
-        count: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> Option<u64> {
-        // SAFETY: forwarded contract (AVX-512 implies the AVX2 tier's features).
-        unsafe { <Avx2<PEXT> as Block>::short_u64(p, cont, last, count, prev, min, max, out) }
+    unsafe fn masks(p: *const u8) -> Masks {
+        // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX-512BW.
+        unsafe { masks(p) }
     }
 
     #[inline(always)]
-    unsafe fn short_zigzag(
+    unsafe fn ones<M: DeltaMode>(
+        p: *const u8,
+        groups: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64) {
+        // SAFETY: forwarded contract.
+        unsafe { ones_of::<M>(p, groups, prev, min, max, out) }
+    }
+
+    #[inline(always)]
+    unsafe fn short<M: DeltaMode>(
         p: *const u8,
         cont: u64,
         last: u32,
@@ -55,41 +59,30 @@ impl<const PEXT: bool> Block for Avx512<PEXT> {
         out: *mut i64,
     ) -> Option<i64> {
         // SAFETY: forwarded contract (AVX-512 implies the AVX2 tier's features).
-        unsafe { <Avx2<PEXT> as Block>::short_zigzag(p, cont, last, count, prev, min, max, out) }
+        unsafe { <Avx2<PEXT> as Block>::short::<M>(p, cont, last, count, prev, min, max, out) }
     }
+}
 
-    #[inline(always)]
-    unsafe fn masks(p: *const u8) -> Masks {
-        // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX-512BW.
-        unsafe { masks(p) }
-    }
-
-    #[inline(always)]
-    unsafe fn ones_u64(
-        p: *const u8,
-        groups: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> (usize, u64) {
-        // SAFETY: forwarded contract.
-        let (done, last) =
-            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
-        (done, last as u64)
-    }
-
-    #[inline(always)]
-    unsafe fn ones_zigzag(
-        p: *const u8,
-        groups: usize,
-        prev: i64,
-        min: i64,
-        max: i64,
-        out: *mut i64,
-    ) -> (usize, i64) {
-        // SAFETY: forwarded contract.
-        unsafe { ones::<true>(p, groups, prev, min, max, out) }
+/// [`ones`] for `M`'s deltas.
+///
+/// # Safety
+/// As [`Block::ones`]; AVX-512F and AVX2 present.
+#[inline(always)]
+unsafe fn ones_of<M: DeltaMode>(
+    p: *const u8,
+    groups: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> (usize, i64) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        if M::SIGNED {
+            ones::<true>(p, groups, prev, min, max, out)
+        } else {
+            ones::<false>(p, groups, prev, min, max, out)
+        }
     }
 }
 
@@ -100,6 +93,7 @@ pub(super) struct Avx512Vbmi2;
 impl Block for Avx512Vbmi2 {
     const HAS_SHORT: bool = true;
     const SHORT_REJECTS_LONG: bool = true;
+    const HAS_WIDE: bool = true;
 
     #[inline(always)]
     unsafe fn masks(p: *const u8) -> Masks {
@@ -108,22 +102,7 @@ impl Block for Avx512Vbmi2 {
     }
 
     #[inline(always)]
-    unsafe fn ones_u64(
-        p: *const u8,
-        groups: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> (usize, u64) {
-        // SAFETY: forwarded contract.
-        let (done, last) =
-            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
-        (done, last as u64)
-    }
-
-    #[inline(always)]
-    unsafe fn ones_zigzag(
+    unsafe fn ones<M: DeltaMode>(
         p: *const u8,
         groups: usize,
         prev: i64,
@@ -132,33 +111,11 @@ impl Block for Avx512Vbmi2 {
         out: *mut i64,
     ) -> (usize, i64) {
         // SAFETY: forwarded contract.
-        unsafe { ones::<true>(p, groups, prev, min, max, out) }
-    }
-
-    const HAS_WIDE: bool = true;
-
-    #[inline(always)]
-    unsafe fn wide_u64(
-        p: *const u8,
-        cont: u64,
-        avail: usize,
-        canonical: bool,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-        room: usize,
-    ) -> (usize, usize, u64) {
-        let full = min == 0 && max == u64::MAX;
-        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
-        let (used, count, last) =
-            unsafe { wide::<false>(p, cont, avail, canonical, full, prev, min, max, out, room) };
-        (used, count, last as u64)
+        unsafe { ones_of::<M>(p, groups, prev, min, max, out) }
     }
 
     #[inline(always)]
-    unsafe fn wide_zigzag(
+    unsafe fn wide<M: DeltaMode>(
         p: *const u8,
         cont: u64,
         avail: usize,
@@ -169,50 +126,19 @@ impl Block for Avx512Vbmi2 {
         out: *mut i64,
         room: usize,
     ) -> (usize, usize, i64) {
-        let full = min == i64::MIN && max == i64::MAX;
-        // SAFETY: forwarded contract.
-        unsafe { wide::<true>(p, cont, avail, canonical, full, prev, min, max, out, room) }
-    }
-
-    #[inline(always)]
-    unsafe fn short_u64(
-        p: *const u8,
-        cont: u64,
-        last: u32,
-        count: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> Option<u64> {
-        if fits_short3(cont, last) && prev <= u64::MAX - SHORT3_MARGIN as u64 {
-            let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-            // Unsigned deltas: the block's values lie in `prev .. prev + margin`.
-            let inside = prev as u64 >= min as u64
-                && (prev as u64).saturating_add(SHORT3_MARGIN as u64) <= max as u64;
-            return if inside {
-                // SAFETY: forwarded contract; lengths and `prev` checked above.
-                unsafe { short3::<false, false>(p, cont, last, count, prev, min, max, out) }
+        let full = full_range::<M>(min, max);
+        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
+        unsafe {
+            if M::SIGNED {
+                wide::<true>(p, cont, avail, canonical, full, prev, min, max, out, room)
             } else {
-                // SAFETY: forwarded contract; lengths and `prev` checked above.
-                unsafe { short3::<false, true>(p, cont, last, count, prev, min, max, out) }
+                wide::<false>(p, cont, avail, canonical, full, prev, min, max, out, room)
             }
-            .map(|v| v as u64);
         }
-        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-        if min == 0 && max == -1 {
-            // Full `u64` range: only overflow can fail.
-            // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
-            unsafe { short9::<false, false>(p, cont, last, count, prev, min, max, out) }
-        } else {
-            // SAFETY: as above.
-            unsafe { short9::<false, true>(p, cont, last, count, prev, min, max, out) }
-        }
-        .map(|v| v as u64)
     }
 
     #[inline(always)]
-    unsafe fn short_zigzag(
+    unsafe fn short<M: DeltaMode>(
         p: *const u8,
         cont: u64,
         last: u32,
@@ -222,36 +148,86 @@ impl Block for Avx512Vbmi2 {
         max: i64,
         out: *mut i64,
     ) -> Option<i64> {
-        if fits_short3(cont, last)
-            && (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
-        {
-            // ZigZag deltas: the block's values lie within `prev ± margin`.
-            let inside = prev - SHORT3_MARGIN >= min && prev + SHORT3_MARGIN <= max;
-            return if inside {
-                // SAFETY: forwarded contract; lengths and `prev` checked above.
-                unsafe { short3::<true, false>(p, cont, last, count, prev, min, max, out) }
+        let full = full_range::<M>(min, max);
+        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
+        unsafe {
+            if M::SIGNED {
+                short_vbmi2::<true>(p, cont, last, count, full, prev, min, max, out)
             } else {
-                // SAFETY: forwarded contract; lengths and `prev` checked above.
-                unsafe { short3::<true, true>(p, cont, last, count, prev, min, max, out) }
-            };
-        }
-        if min == i64::MIN && max == i64::MAX {
-            // Full `i64` range: only overflow can fail.
-            // SAFETY: forwarded contract.
-            unsafe { short9::<true, false>(p, cont, last, count, prev, min, max, out) }
-        } else {
-            // SAFETY: forwarded contract.
-            unsafe { short9::<true, true>(p, cont, last, count, prev, min, max, out) }
+                short_vbmi2::<false>(p, cont, last, count, full, prev, min, max, out)
+            }
         }
     }
 }
 
-/// The stream loops behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: [`Wide3`] when
+/// Whether `[min, max]` (as `i64` bit patterns) is the whole range of `M`'s value type.
+#[inline(always)]
+fn full_range<M: DeltaMode>(min: i64, max: i64) -> bool {
+    (min, max) == (M::to_bits(M::FULL_RANGE.0), M::to_bits(M::FULL_RANGE.1))
+}
+
+/// [`Block::short`] with VBMI2: [`short3`] for blocks of 1..=3-byte varints from a `prev`
+/// with room for them, [`short9`] for the others, each compiled for whether bounds are
+/// checked (`full`: the whole range of the type; only overflow can fail).
+///
+/// # Safety
+/// The contract of [`Block::short`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short_vbmi2<const SIGNED: bool>(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    full: bool,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> Option<i64> {
+    // Room for the block's values without overflow (ZigZag: within `prev ± margin`;
+    // unsigned: in `prev .. prev + margin`), and whether all of them lie inside the bounds.
+    let (room, inside) = if SIGNED {
+        (
+            (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev),
+            prev.wrapping_sub(SHORT3_MARGIN) >= min && prev.wrapping_add(SHORT3_MARGIN) <= max,
+        )
+    } else {
+        let (prev, min, max) = (
+            prev.cast_unsigned(),
+            min.cast_unsigned(),
+            max.cast_unsigned(),
+        );
+        let margin = SHORT3_MARGIN.cast_unsigned();
+        (
+            prev <= u64::MAX - margin,
+            prev >= min && prev.saturating_add(margin) <= max,
+        )
+    };
+    if fits_short3(cont, last) && room {
+        return if inside {
+            // SAFETY: forwarded contract; lengths and `prev` checked above.
+            unsafe { short3::<SIGNED, false>(p, cont, last, count, prev, min, max, out) }
+        } else {
+            // SAFETY: forwarded contract; lengths and `prev` checked above.
+            unsafe { short3::<SIGNED, true>(p, cont, last, count, prev, min, max, out) }
+        };
+    }
+    if full {
+        // SAFETY: forwarded contract.
+        unsafe { short9::<SIGNED, false>(p, cont, last, count, prev, min, max, out) }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { short9::<SIGNED, true>(p, cont, last, count, prev, min, max, out) }
+    }
+}
+
+/// The stream loops behind [`Block::wide`]: [`Wide3`] when
 /// the first chunk's varints are all 1..=3 bytes, else [`Wide9`], each compiled for whether
 /// bounds are checked (not for the full range of the type, `full`) and zero bytes matter.
 ///
 /// # Safety
-/// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+/// The contract of [`Block::wide`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn wide<const SIGNED: bool>(
@@ -312,7 +288,7 @@ static NEXT2: [u8; 64] = shifted_index(2);
 /// block can produce (within [`SHORT3_MARGIN`] of `prev`) inside the bounds.
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`], with every varint 1..=3 bytes and `prev` at least
+/// The contract of [`Block::short`], with every varint 1..=3 bytes and `prev` at least
 /// [`SHORT3_MARGIN`] from the limits (so the running sum cannot overflow); AVX-512
 /// F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline]
@@ -525,7 +501,7 @@ static LANE_OF_BYTE: [u8; 64] = lane_of_byte();
 /// per-varint path.
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+/// The contract of [`Block::short`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
 #[allow(clippy::too_many_arguments)]
@@ -797,7 +773,7 @@ trait ChunkDecoder {
     unsafe fn decode(&self, chunk: &Chunk, prevv: __m512i, out: *mut i64) -> Option<__m512i>;
 }
 
-/// The stream loop behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: 64-byte chunks at
+/// The stream loop behind [`Block::wide`]: 64-byte chunks at
 /// fixed strides from `p`, so the next chunk's load and masks never wait on where the current
 /// varints end. A chunk owns the varints that start in it (the last may run into the next
 /// chunk: both are passed on); one that starts inside a varint skips it by the carried
@@ -806,7 +782,7 @@ trait ChunkDecoder {
 /// values do not fit in `out`, and returns at that chunk's first varint start.
 ///
 /// # Safety
-/// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+/// The contract of [`Block::wide`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
 // Not inlined: inlined into the callers' loops, its constants spilled to the stack and
 // `mixed_1_9` ran 6% slower (86 -> 92 us).
 #[inline(never)]
@@ -1023,7 +999,7 @@ unsafe fn masks(p: *const u8) -> Masks {
 /// deltas (as `i64` bit patterns) and unsigned bounds.
 ///
 /// # Safety
-/// The contract of [`Block::ones_u64`] / [`Block::ones_zigzag`]; AVX-512F and AVX2 present.
+/// The contract of [`Block::ones`]; AVX-512F and AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2,avx512f")]
 unsafe fn ones<const SIGNED: bool>(
@@ -1062,72 +1038,39 @@ unsafe fn ones<const SIGNED: bool>(
     (groups, _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
 }
 
-/// AVX-512 [`scalar::delta_decode_u64`](crate::arch::scalar::delta_decode_u64) without VBMI2.
+/// AVX-512 [`scalar::delta_decode`](crate::arch::scalar::delta_decode) in mode `M`, without
+/// VBMI2.
 ///
 /// # Safety
 /// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(super) unsafe fn delta_decode_u64(
+pub(super) unsafe fn delta_decode<M: DeltaMode>(
     bytes: &[u8],
     format: VarintFormat,
-    prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
     // SAFETY: features (caller), BMI2 among them.
-    unsafe { varint::delta_u64::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
+    unsafe { varint::delta::<Avx512<true>, M, true>(bytes, format, prev, min, max, out) }
 }
 
-/// AVX-512 [`scalar::delta_decode_zigzag`](crate::arch::scalar::delta_decode_zigzag) without VBMI2.
-///
-/// # Safety
-/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(super) unsafe fn delta_decode_zigzag(
-    bytes: &[u8],
-    format: VarintFormat,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    // SAFETY: features (caller), BMI2 among them.
-    unsafe { varint::delta_zigzag::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
-}
-
-/// [`delta_decode_u64`] with the VBMI2 short-varint block path.
+/// [`delta_decode`] with the VBMI2 stream loops and whole-block gathers.
 ///
 /// # Safety
 /// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
-pub(super) unsafe fn delta_u64_vbmi2(
+pub(super) unsafe fn delta_vbmi2<M: DeltaMode>(
     bytes: &[u8],
     format: VarintFormat,
-    prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
     // SAFETY: features (caller), BMI2 among them.
-    unsafe { varint::delta_u64::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
-}
-
-/// [`delta_decode_zigzag`] with the VBMI2 short-varint block path.
-///
-/// # Safety
-/// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
-pub(super) unsafe fn delta_zigzag_vbmi2(
-    bytes: &[u8],
-    format: VarintFormat,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    // SAFETY: features (caller), BMI2 among them.
-    unsafe { varint::delta_zigzag::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
+    unsafe { varint::delta::<Avx512Vbmi2, M, true>(bytes, format, prev, min, max, out) }
 }
 
 /// AVX-512 [`scalar::count_uvarints`](crate::arch::scalar::count_uvarints).
