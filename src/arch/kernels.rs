@@ -36,7 +36,8 @@ use core::sync::atomic::{AtomicU8, Ordering};
 ///
 /// The functions are `unsafe`: calling one is sound only after [`available`](Self::available)
 /// returned `true` on this machine. The safe methods check it; the crate's dispatched entry
-/// points call through [`active`], which only hands out available tables.
+/// points call through the table [`active_kernels`](crate::arch::active_kernels) returns,
+/// which is always an available one.
 pub struct Kernels {
     /// The variant's lowercase name: `scalar`, `avx2`, `avx2-nopext`, `avx512`,
     /// `avx512-vbmi`, `avx512-vbmi2` or `neon`.
