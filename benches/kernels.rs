@@ -1,4 +1,4 @@
-//! Kernel benchmarks: every available tier of lakecore's kernels plus the dispatched entry,
+//! Kernel benchmarks: every available kernel table of lakecore plus the dispatched entry,
 //! with peer crates measured in the same run so the results read as ratios.
 //!
 //! * `varint_delta/mostly_1`, `varint_zigzag/{mostly_1,mixed_1_9,all_9}`: decode 65 536 LEB128
@@ -19,7 +19,7 @@
 
 use bitpacking::{BitPacker, BitPacker4x, BitPacker8x};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use lakecore::arch::{active_tier, kernels, Tier};
+use lakecore::arch::{active_kernels, kernels, Kernels};
 use lakecore::codec::bitpack::{pack, BitPacked};
 use lakecore::codec::varint::{encode_u64, VarintFormat};
 use std::hint::black_box;
@@ -104,8 +104,8 @@ fn peer_loop(bytes: &[u8], zigzag: bool, out: &mut [u64], decode: impl Fn(&[u8])
     }
 }
 
-fn tiers() -> Vec<Tier> {
-    Tier::ALL.into_iter().filter(|t| t.is_available()).collect()
+fn tiers() -> Vec<&'static Kernels> {
+    kernels::all().filter(|k| (k.available)()).collect()
 }
 
 fn varint_benches(c: &mut Criterion) {
@@ -123,21 +123,13 @@ fn varint_benches(c: &mut Criterion) {
         let mut out_i = vec![0i64; VALUES];
         let format = VarintFormat::SIDECAR;
         for tier in tiers() {
-            group.bench_function(BenchmarkId::new("lakecore", tier.name()), |b| {
+            group.bench_function(BenchmarkId::new("lakecore", tier.name), |b| {
                 b.iter(|| {
                     let bytes = black_box(&bytes[..]);
                     if zigzag {
-                        kernels::delta_decode_zigzag(
-                            tier,
-                            bytes,
-                            format,
-                            0,
-                            i64::MIN,
-                            i64::MAX,
-                            &mut out_i,
-                        )
+                        tier.delta_decode_zigzag(bytes, format, 0, i64::MIN, i64::MAX, &mut out_i)
                     } else {
-                        kernels::delta_decode_u64(tier, bytes, format, 0, 0, u64::MAX, &mut out)
+                        tier.delta_decode_u64(bytes, format, 0, 0, u64::MAX, &mut out)
                     }
                     .unwrap()
                     .unwrap()
@@ -185,9 +177,9 @@ fn varint_benches(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("varint_count/{dist}"));
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         for tier in tiers() {
-            group.bench_function(BenchmarkId::new("lakecore", tier.name()), |b| {
+            group.bench_function(BenchmarkId::new("lakecore", tier.name), |b| {
                 b.iter(|| {
-                    kernels::count_uvarints(tier, black_box(&bytes), format)
+                    tier.count_uvarints(black_box(&bytes), format)
                         .unwrap()
                         .unwrap()
                 })
@@ -250,10 +242,10 @@ fn unpack_benches(c: &mut Criterion) {
         let mut out = vec![0u32; VALUES];
         for tier in tiers() {
             group.bench_function(
-                BenchmarkId::new(format!("lakecore/{}", tier.name()), width),
+                BenchmarkId::new(format!("lakecore/{}", tier.name), width),
                 |b| {
                     b.iter(|| {
-                        kernels::unpack_u32(tier, black_box(&ours), u32::from(width), 0, &mut out)
+                        tier.unpack_u32(black_box(&ours), u32::from(width), 0, &mut out)
                             .unwrap()
                     })
                 },
@@ -343,7 +335,7 @@ fn get_benches(c: &mut Criterion) {
         lookups(b, &small_view, &small_indices)
     });
     group.finish();
-    eprintln!("active tier: {}", active_tier().name());
+    eprintln!("active kernels: {}", active_kernels().name);
 }
 
 /// A copy of `bytes` at the start of an anonymous mapping's 2 MiB-aligned region, advised to

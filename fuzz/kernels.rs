@@ -1,4 +1,4 @@
-//! Differential fuzzing of every kernel tier against the scalar reference
+//! Differential fuzzing of every kernel table against the scalar reference
 //! (`lakecore::arch::scalar`): varint delta decode (unsigned and ZigZag), validate/count,
 //! bit unpack to `u32`/`u64`, the BLOB merge-layer step. Same results, same error kind and
 //! offset, same output buffers.
@@ -9,13 +9,11 @@
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
-use lakecore::arch::{kernels, scalar, Tier};
+use lakecore::arch::{kernels, scalar, Kernels};
 use lakecore::codec::varint::VarintFormat;
 
-fn simd_tiers() -> impl Iterator<Item = Tier> {
-    Tier::ALL
-        .into_iter()
-        .filter(|t| *t != Tier::Scalar && t.is_available())
+fn simd_tiers() -> impl Iterator<Item = &'static Kernels> {
+    kernels::all().filter(|k| k.name != "scalar" && (k.available)())
 }
 
 /// Turns fuzzer bytes into varint-heavy input: the selector can clear high bits so that long
@@ -68,14 +66,16 @@ fn check_varint(&(ref raw, style, fmt, prev, a, b, count): &VarintCase) {
     let want_c = scalar::count_uvarints(&bytes, format);
     for tier in simd_tiers() {
         let mut got = vec![7u64; count];
-        let r = kernels::delta_decode_u64(tier, &bytes, format, prev, min, max, &mut got).unwrap();
+        let r = tier
+            .delta_decode_u64(&bytes, format, prev, min, max, &mut got)
+            .unwrap();
         assert_eq!((r, &got), (want_r, &want), "{tier:?} u64");
         let mut got_z = vec![7i64; count];
-        let r =
-            kernels::delta_decode_zigzag(tier, &bytes, format, prev as i64, zmin, zmax, &mut got_z)
-                .unwrap();
+        let r = tier
+            .delta_decode_zigzag(&bytes, format, prev as i64, zmin, zmax, &mut got_z)
+            .unwrap();
         assert_eq!((r, &got_z), (want_zr, &want_z), "{tier:?} zigzag");
-        let c = kernels::count_uvarints(tier, &bytes, format).unwrap();
+        let c = tier.count_uvarints(&bytes, format).unwrap();
         assert_eq!(c, want_c, "{tier:?} count");
     }
 }
@@ -102,7 +102,7 @@ fn check_unpack(&(ref raw, copies, width, start, count): &UnpackCase) {
         scalar::unpack_u32(bytes, width, start, &mut want);
         for tier in simd_tiers() {
             let mut got = vec![1u32; count];
-            kernels::unpack_u32(tier, bytes, width, start, &mut got).unwrap();
+            tier.unpack_u32(bytes, width, start, &mut got).unwrap();
             assert_eq!(got, want, "{tier:?} u32 width {width}");
         }
     }
@@ -110,7 +110,7 @@ fn check_unpack(&(ref raw, copies, width, start, count): &UnpackCase) {
     scalar::unpack_u64(bytes, width, start, &mut want);
     for tier in simd_tiers() {
         let mut got = vec![1u64; count];
-        kernels::unpack_u64(tier, bytes, width, start, &mut got).unwrap();
+        tier.unpack_u64(bytes, width, start, &mut got).unwrap();
         assert_eq!(got, want, "{tier:?} u64 width {width}");
     }
 }
@@ -158,7 +158,7 @@ fn check_merge_layer(&(ref entries, ref slots, ref offsets, record, tag): &Merge
     let want = scalar::merge_layer(&entries, record, tag, &mut e, &mut o, &mut t);
     for tier in simd_tiers() {
         let (mut e2, mut o2, mut t2) = (slots.clone(), offsets.clone(), tags.clone());
-        let got = kernels::merge_layer(tier, &entries, record, tag, &mut e2, &mut o2, &mut t2);
+        let got = tier.merge_layer(&entries, record, tag, &mut e2, &mut o2, &mut t2);
         assert_eq!(got, Some(want), "{tier:?}");
         assert_eq!((&e2, &o2, &t2), (&e, &o, &t), "{tier:?}");
     }

@@ -7,42 +7,76 @@
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
-use lakecore::arch::{kernels, scalar, Tier};
+use lakecore::arch::{kernels, scalar, Kernels};
 use lakecore::codec::varint::{encode_u64, encoded_len, zigzag_encode, VarintFormat};
 
 use lakecore_testkit::rng::Rng;
 
-/// The non-scalar tiers this machine runs (the comparison target is always scalar).
-fn simd_tiers() -> Vec<Tier> {
-    Tier::ALL
-        .into_iter()
-        .filter(|t| *t != Tier::Scalar && t.is_available())
+/// The non-scalar kernel tables this machine runs (the comparison target is always scalar).
+fn simd_tiers() -> Vec<&'static Kernels> {
+    kernels::all()
+        .filter(|k| k.name != "scalar" && (k.available)())
         .collect()
+}
+
+/// The available table called `name`, if this build has it and this machine runs it.
+fn tier_named(name: &str) -> Option<&'static Kernels> {
+    kernels::all().find(|k| k.name == name && (k.available)())
 }
 
 #[test]
 fn tiers_report_availability_consistently() {
-    assert!(Tier::Scalar.is_available());
-    assert!(lakecore::arch::active_tier().is_available());
-    for tier in Tier::ALL {
+    let names: Vec<&str> = kernels::all().map(|k| k.name).collect();
+    assert_eq!(names.first(), Some(&"scalar"), "{names:?}");
+    for (i, name) in names.iter().enumerate() {
+        assert!(!names[..i].contains(name), "{name} twice in {names:?}");
+    }
+    assert!(tier_named("scalar").is_some());
+    let active = lakecore::arch::active_kernels();
+    assert!((active.available)());
+    // The active table is the last available one (the fastest).
+    assert_eq!(
+        kernels::all()
+            .filter(|k| (k.available)())
+            .last()
+            .map(|k| k.name),
+        Some(active.name)
+    );
+    for tier in kernels::all() {
         let mut out = [0u64; 1];
-        let ran = kernels::delta_decode_u64(tier, &[1], VarintFormat::U64, 0, 0, 9, &mut out);
-        assert_eq!(ran.is_some(), tier.is_available(), "{tier:?}");
+        let ran = tier.delta_decode_u64(&[1], VarintFormat::U64, 0, 0, 9, &mut out);
+        assert_eq!(ran.is_some(), (tier.available)(), "{tier:?}");
     }
     #[cfg(target_arch = "x86_64")]
     if cfg!(all(feature = "simd", not(lakecore_backend = "scalar")))
         && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
         && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("popcnt")
     {
-        assert!(Tier::Avx2.is_available());
+        assert!(tier_named("avx2-nopext").is_some());
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+            && tier_named("avx2").is_some()
+        {
+            assert!(tier_named("avx512").is_some());
+            if std::arch::is_x86_feature_detected!("avx512vbmi") {
+                assert!(tier_named("avx512-vbmi").is_some());
+                if std::arch::is_x86_feature_detected!("avx512vbmi2") {
+                    assert!(tier_named("avx512-vbmi2").is_some());
+                }
+            }
+        }
     }
     // On aarch64 NEON is baseline: the tier must be there (Miri runs it cross-interpreted).
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     if cfg!(all(feature = "simd", not(lakecore_backend = "scalar"))) {
-        assert!(Tier::Neon.is_available());
+        assert!(tier_named("neon").is_some());
     }
     // Miri cannot run `cpuid`, but it must still reach the tiers compiled in with `-C
-    // target-feature` (CI's Miri line checks the unsafe AVX2 kernels that way).
+    // target-feature` (CI's Miri line checks the unsafe AVX2 kernels that way), with PEXT and
+    // without.
     if cfg!(all(
         miri,
         target_arch = "x86_64",
@@ -53,12 +87,16 @@ fn tiers_report_availability_consistently() {
         target_feature = "bmi2",
         target_feature = "popcnt"
     )) {
-        assert!(Tier::Avx2.is_available(), "Miri must test the AVX2 tier");
+        assert!(tier_named("avx2").is_some(), "Miri must test the AVX2 tier");
+        assert!(
+            tier_named("avx2-nopext").is_some(),
+            "Miri must test the AVX2 tier without PEXT"
+        );
     }
     eprintln!(
         "tiers under test: {:?}, active {:?}",
         simd_tiers(),
-        lakecore::arch::active_tier()
+        lakecore::arch::active_kernels()
     );
 }
 
@@ -163,26 +201,46 @@ fn check_varint(
     zbounds: (i64, i64),
     what: &dyn Fn() -> String,
 ) {
+    let tiers = simd_tiers();
+    check_varint_on(
+        &tiers, bytes, format, count, prev, min, max, zprev, zbounds, what,
+    );
+}
+
+/// [`check_varint`] on the given tables only.
+#[allow(clippy::too_many_arguments)]
+fn check_varint_on(
+    tiers: &[&Kernels],
+    bytes: &[u8],
+    format: VarintFormat,
+    count: usize,
+    prev: u64,
+    min: u64,
+    max: u64,
+    zprev: i64,
+    zbounds: (i64, i64),
+    what: &dyn Fn() -> String,
+) {
     let mut want_u = vec![0xA5A5_A5A5_A5A5_A5A5u64; count];
     let want = scalar::delta_decode_u64(bytes, format, prev, min, max, &mut want_u);
     let mut want_z = vec![0x5A5A_5A5A_5A5A_5A5Ai64; count];
     let want_zr =
         scalar::delta_decode_zigzag(bytes, format, zprev, zbounds.0, zbounds.1, &mut want_z);
     let want_count = scalar::count_uvarints(bytes, format);
-    for tier in simd_tiers() {
+    for &tier in tiers {
         let mut got_u = vec![0xA5A5_A5A5_A5A5_A5A5u64; count];
-        let got =
-            kernels::delta_decode_u64(tier, bytes, format, prev, min, max, &mut got_u).unwrap();
+        let got = tier
+            .delta_decode_u64(bytes, format, prev, min, max, &mut got_u)
+            .unwrap();
         assert_eq!(got, want, "{tier:?} u64 {}", what());
         assert_eq!(got_u, want_u, "{tier:?} u64 out {}", what());
         let mut got_z = vec![0x5A5A_5A5A_5A5A_5A5Ai64; count];
-        let got_zr = kernels::delta_decode_zigzag(
-            tier, bytes, format, zprev, zbounds.0, zbounds.1, &mut got_z,
-        )
-        .unwrap();
+        let got_zr = tier
+            .delta_decode_zigzag(bytes, format, zprev, zbounds.0, zbounds.1, &mut got_z)
+            .unwrap();
         assert_eq!(got_zr, want_zr, "{tier:?} zigzag {}", what());
         assert_eq!(got_z, want_z, "{tier:?} zigzag out {}", what());
-        let got_count = kernels::count_uvarints(tier, bytes, format).unwrap();
+        let got_count = tier.count_uvarints(bytes, format).unwrap();
         assert_eq!(got_count, want_count, "{tier:?} count {}", what());
     }
 }
@@ -534,9 +592,14 @@ fn varint_wide9_long_varints_and_range_edges() {
     }
 }
 
+/// The tables that gather varint bits with shifts and masks instead of PEXT (as on AMD Zen
+/// 1/2) agree with scalar on every distribution. Every AVX2 machine runs `avx2-nopext`.
 #[test]
 fn varint_without_pext() {
-    kernels::override_pext(Some(false));
+    let tiers: Vec<_> = simd_tiers()
+        .into_iter()
+        .filter(|k| k.name.ends_with("-nopext"))
+        .collect();
     let mut rng = Rng::new(12);
     let (min, max, zb) = full_bounds();
     let n = if cfg!(miri) { 40 } else { 2000 };
@@ -544,21 +607,23 @@ fn varint_without_pext() {
         for format in formats(&mut rng) {
             let bytes = stream(&mut rng, dist, n);
             for count in [n, n + 1] {
-                check_varint(&bytes, format, count, 0, min, max, 0, zb, &|| {
+                check_varint_on(&tiers, &bytes, format, count, 0, min, max, 0, zb, &|| {
                     format!("no pext {dist:?} {format:?}")
                 });
             }
         }
     }
-    kernels::override_pext(None);
 }
 
-/// The AVX-512 tier as on a CPU without VBMI2 (Skylake-SP, Cascade Lake: the AVX2 tier's
-/// whole-block paths) agrees with scalar too, on every distribution and near bounds. On
-/// machines without AVX-512 this repeats the other tiers' checks.
+/// The AVX-512 tables without VBMI2 (`avx512`: Skylake-SP, Cascade Lake; `avx512-vbmi`:
+/// the AVX2 tier's whole-block paths) agree with scalar too, on every distribution and near
+/// bounds. On machines without AVX-512 there is nothing to run.
 #[test]
 fn varint_without_vbmi2() {
-    kernels::override_vbmi2(true);
+    let tiers: Vec<_> = simd_tiers()
+        .into_iter()
+        .filter(|k| k.name == "avx512" || k.name == "avx512-vbmi")
+        .collect();
     let mut rng = Rng::new(13);
     let n = if cfg!(miri) { 40 } else { 2000 };
     for dist in DISTS {
@@ -571,13 +636,12 @@ fn varint_without_vbmi2() {
             };
             for (min, max) in [(0, u64::MAX), (0, cut), (cut, u64::MAX)] {
                 let zb = (i64::MIN, i64::MAX);
-                check_varint(&bytes, format, n, 0, min, max, 0, zb, &|| {
+                check_varint_on(&tiers, &bytes, format, n, 0, min, max, 0, zb, &|| {
                     format!("no vbmi2 {dist:?} {format:?} bounds {min}..={max}")
                 });
             }
         }
     }
-    kernels::override_vbmi2(false);
 }
 
 /// Every varint length 1..=10, alone in a long run of one-byte values, under every format.
@@ -857,7 +921,7 @@ fn check_unpack(bytes: &[u8], width: u32, start: usize, count: usize, what: &dyn
         scalar::unpack_u32(bytes, width, start, &mut want);
         for tier in simd_tiers() {
             let mut got = vec![0xDEAD_BEEFu32; count];
-            kernels::unpack_u32(tier, bytes, width, start, &mut got).unwrap();
+            tier.unpack_u32(bytes, width, start, &mut got).unwrap();
             assert_eq!(got, want, "{tier:?} u32 width {width} {}", what());
         }
     }
@@ -865,7 +929,7 @@ fn check_unpack(bytes: &[u8], width: u32, start: usize, count: usize, what: &dyn
     scalar::unpack_u64(bytes, width, start, &mut want);
     for tier in simd_tiers() {
         let mut got = vec![0xDEAD_BEEF_DEAD_BEEFu64; count];
-        kernels::unpack_u64(tier, bytes, width, start, &mut got).unwrap();
+        tier.unpack_u64(bytes, width, start, &mut got).unwrap();
         assert_eq!(got, want, "{tier:?} u64 width {width} {}", what());
     }
 }
@@ -1000,7 +1064,7 @@ fn check_lengths_matches_scalar_and_model() {
                     chunk.iter().filter(|&&v| v < 0).count() as u64
                 );
                 for tier in simd_tiers() {
-                    let got = kernels::check_lengths(tier, &chunk, min_real, floor).unwrap();
+                    let got = tier.check_lengths(&chunk, min_real, floor).unwrap();
                     assert_eq!(got, want, "{tier:?} len {len}");
                 }
             }
@@ -1063,7 +1127,8 @@ fn merge_layer_matches_scalar_and_model() {
             assert_eq!((step.record, step.unresolved), (at, want_open), "len {len}");
             for tier in simd_tiers() {
                 let (mut e, mut o, mut t) = (slots.clone(), offsets.clone(), tags.clone());
-                let got = kernels::merge_layer(tier, &entries, record, tag, &mut e, &mut o, &mut t)
+                let got = tier
+                    .merge_layer(&entries, record, tag, &mut e, &mut o, &mut t)
                     .unwrap();
                 assert_eq!(
                     (&e, &o, &t),
@@ -1076,10 +1141,11 @@ fn merge_layer_matches_scalar_and_model() {
     }
     // Slices of different lengths: the shortest bounds the walk, in every tier.
     let entries = [20i64; 40];
-    for tier in Tier::ALL.into_iter().filter(|t| t.is_available()) {
+    for tier in kernels::all().filter(|k| (k.available)()) {
         let (mut e, mut o, mut t) = ([GAP; 40], [0u64; 40], [0u64; 40]);
-        let step =
-            kernels::merge_layer(tier, &entries, 0, 1, &mut e[..33], &mut o[..35], &mut t).unwrap();
+        let step = tier
+            .merge_layer(&entries, 0, 1, &mut e[..33], &mut o[..35], &mut t)
+            .unwrap();
         assert_eq!(step.record, 33 * 20, "{tier:?}");
         assert!(e[..33].iter().all(|&x| x == 20) && e[33..].iter().all(|&x| x == GAP));
         assert_eq!(o[32], 32 * 20);

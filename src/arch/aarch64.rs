@@ -3,11 +3,30 @@
 //!
 //! Deliberately small: no aarch64 machine runs the tests here, so only the unpacker (whose
 //! table logic is shared with, and tested through, the x86_64 kernels) has a NEON version;
-//! every other kernel runs the scalar reference on this tier.
+//! every other kernel runs the scalar reference in this table.
 
+use super::kernels::Kernels;
 use super::scalar;
 use super::unpack::{bit_range_fits, for_groups, lane1_base, U32X8, U32X8_SHIFT};
 use core::arch::aarch64::*;
+
+/// The NEON table: the NEON unpacker, the scalar reference for the rest.
+pub(crate) static KERNELS: Kernels = Kernels {
+    name: "neon",
+    available: has_neon,
+    delta_u64: scalar::delta_decode_u64,
+    delta_zigzag: scalar::delta_decode_zigzag,
+    count: scalar::count_uvarints,
+    unpack_u32,
+    unpack_u64: scalar::unpack_u64,
+    check_lengths: scalar::check_lengths,
+    merge_layer: scalar::merge_layer,
+};
+
+/// NEON is part of the aarch64 baseline; nothing to detect at run time.
+fn has_neon() -> bool {
+    cfg!(target_feature = "neon")
+}
 
 /// NEON [`scalar::unpack_u32`].
 ///

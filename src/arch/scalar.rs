@@ -7,7 +7,7 @@
 //!
 //! Error offsets are relative to the `bytes` argument; callers shift them to file offsets.
 
-use crate::arch::wire::VarintFormat;
+use crate::arch::wire::{DeltaMode, Unsigned, VarintFormat, ZigZag};
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// Decodes one unsigned LEB128 varint at the start of `bytes` under `format`.
@@ -48,27 +48,31 @@ pub fn decode_uvarint(bytes: &[u8], format: VarintFormat) -> Result<(u64, usize)
     }
 }
 
-/// Decodes `out.len()` unsigned deltas from `bytes`, reconstructing values from `prev`:
-/// `v[i] = v[i-1] + d[i]`, each checked against `[min, max]`.
+/// Decodes `out.len()` deltas from `bytes` in mode `M` ([`Unsigned`]: `v[i] = v[i-1] + d[i]`;
+/// [`ZigZag`]: ZigZag-encoded signed deltas and `i64` values), reconstructing values from
+/// `prev` with checked addition, each checked against `[min, max]`.
 ///
 /// Returns the number of bytes consumed. Errors carry the offset of the offending varint
 /// (overflow of the running sum: [`ErrorKind::ArithmeticOverflow`]; bounds:
 /// [`ErrorKind::OutOfBounds`]). On error, `out` holds the values decoded before it.
-pub fn delta_decode_u64(
+///
+/// [`Unsigned`]: crate::codec::varint::Unsigned
+/// [`ZigZag`]: crate::codec::varint::ZigZag
+#[inline]
+pub fn delta_decode<M: DeltaMode>(
     bytes: &[u8],
     format: VarintFormat,
-    mut prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    mut prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
     let mut pos = 0usize;
     for slot in out.iter_mut() {
         let rest = bytes.get(pos..).unwrap_or_default();
-        let (delta, used) = decode_uvarint(rest, format).map_err(|e| e.shifted(off(pos)))?;
-        let value = prev
-            .checked_add(delta)
-            .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(pos)))?;
+        let (raw, used) = decode_uvarint(rest, format).map_err(|e| e.shifted(off(pos)))?;
+        let value =
+            M::step(prev, raw).ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(pos)))?;
         if value < min || value > max {
             return Err(Error::new(ErrorKind::OutOfBounds, off(pos)));
         }
@@ -79,32 +83,28 @@ pub fn delta_decode_u64(
     Ok(pos)
 }
 
-/// Decodes `out.len()` ZigZag-encoded signed deltas from `bytes`, reconstructing values from
-/// `prev` with checked `i64` addition and bounds `[min, max]`. Same contract as
-/// [`delta_decode_u64`].
+/// [`delta_decode`] of unsigned deltas (`u64` values).
+pub fn delta_decode_u64(
+    bytes: &[u8],
+    format: VarintFormat,
+    prev: u64,
+    min: u64,
+    max: u64,
+    out: &mut [u64],
+) -> Result<usize> {
+    delta_decode::<Unsigned>(bytes, format, prev, min, max, out)
+}
+
+/// [`delta_decode`] of ZigZag deltas (`i64` values).
 pub fn delta_decode_zigzag(
     bytes: &[u8],
     format: VarintFormat,
-    mut prev: i64,
+    prev: i64,
     min: i64,
     max: i64,
     out: &mut [i64],
 ) -> Result<usize> {
-    let mut pos = 0usize;
-    for slot in out.iter_mut() {
-        let rest = bytes.get(pos..).unwrap_or_default();
-        let (raw, used) = decode_uvarint(rest, format).map_err(|e| e.shifted(off(pos)))?;
-        let value = prev
-            .checked_add(zigzag_decode(raw))
-            .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(pos)))?;
-        if value < min || value > max {
-            return Err(Error::new(ErrorKind::OutOfBounds, off(pos)));
-        }
-        *slot = value;
-        prev = value;
-        pos += used;
-    }
-    Ok(pos)
+    delta_decode::<ZigZag>(bytes, format, prev, min, max, out)
 }
 
 /// Counts the varints in `bytes`, checking each under `format`; the stream must end exactly
@@ -183,11 +183,7 @@ pub struct LayerStep {
 }
 
 /// The slots a tier's [`merge_layer`] walks: the shortest of the four slices.
-#[cfg(all(
-    feature = "simd",
-    not(lakecore_backend = "scalar"),
-    target_arch = "x86_64"
-))]
+#[cfg(x86_simd)]
 #[inline(always)]
 pub(crate) fn merge_layer_len(
     entries: &[i64],
@@ -205,11 +201,7 @@ pub(crate) fn merge_layer_len(
 /// Finishes a tier's [`merge_layer`] after its vector loop stopped at slot `from` of `n`:
 /// the reference does the rest from the running `record`; `open` says whether the vector
 /// part left a slot unresolved.
-#[cfg(all(
-    feature = "simd",
-    not(lakecore_backend = "scalar"),
-    target_arch = "x86_64"
-))]
+#[cfg(x86_simd)]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn merge_layer_tail(

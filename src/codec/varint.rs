@@ -29,7 +29,7 @@ use crate::error::{off, Error, ErrorKind, Result};
 use core::marker::PhantomData;
 
 pub use crate::arch::scalar::{zigzag_decode, zigzag_encode};
-pub use crate::arch::wire::{VarintFormat, MAX_VARINT_LEN};
+pub use crate::arch::wire::{DeltaMode, Unsigned, VarintFormat, ZigZag, MAX_VARINT_LEN};
 
 /// The encoded length of `value` in bytes (1..=10).
 #[inline]
@@ -144,77 +144,6 @@ pub fn decode_u64(bytes: &[u8], format: VarintFormat) -> Result<(u64, usize)> {
 /// ```
 pub fn count(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     arch::count_uvarints(bytes, format)
-}
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// How a delta stream turns varints into values: [`Unsigned`] or [`ZigZag`].
-pub trait DeltaMode: sealed::Sealed + Copy {
-    /// The value type produced.
-    type Value: Copy + Ord + Default + core::fmt::Debug;
-    /// The smallest and largest value type values.
-    const FULL_RANGE: (Self::Value, Self::Value);
-    /// Applies one raw varint to the running value; `None` on overflow.
-    fn step(prev: Self::Value, raw: u64) -> Option<Self::Value>;
-    /// Bulk decode through the dispatched kernel.
-    fn bulk(
-        bytes: &[u8],
-        format: VarintFormat,
-        prev: Self::Value,
-        bounds: (Self::Value, Self::Value),
-        out: &mut [Self::Value],
-    ) -> Result<usize>;
-}
-
-/// Unsigned deltas: `v[i] = v[i-1] + d[i]` in `u64`.
-#[derive(Clone, Copy, Debug)]
-pub struct Unsigned;
-
-/// ZigZag signed deltas: `v[i] = v[i-1] + zigzag_decode(d[i])` in `i64`.
-#[derive(Clone, Copy, Debug)]
-pub struct ZigZag;
-
-impl sealed::Sealed for Unsigned {}
-impl sealed::Sealed for ZigZag {}
-
-impl DeltaMode for Unsigned {
-    type Value = u64;
-    const FULL_RANGE: (u64, u64) = (0, u64::MAX);
-    #[inline]
-    fn step(prev: u64, raw: u64) -> Option<u64> {
-        prev.checked_add(raw)
-    }
-    #[inline]
-    fn bulk(
-        bytes: &[u8],
-        format: VarintFormat,
-        prev: u64,
-        (min, max): (u64, u64),
-        out: &mut [u64],
-    ) -> Result<usize> {
-        arch::delta_decode_u64(bytes, format, prev, min, max, out)
-    }
-}
-
-impl DeltaMode for ZigZag {
-    type Value = i64;
-    const FULL_RANGE: (i64, i64) = (i64::MIN, i64::MAX);
-    #[inline]
-    fn step(prev: i64, raw: u64) -> Option<i64> {
-        prev.checked_add(zigzag_decode(raw))
-    }
-    #[inline]
-    fn bulk(
-        bytes: &[u8],
-        format: VarintFormat,
-        prev: i64,
-        (min, max): (i64, i64),
-        out: &mut [i64],
-    ) -> Result<usize> {
-        arch::delta_decode_zigzag(bytes, format, prev, min, max, out)
-    }
 }
 
 /// A lazy, checked decoder of a delta stream over borrowed bytes.
@@ -369,7 +298,7 @@ impl<'a, M: DeltaMode> DeltaIter<'a, M> {
         let n = usize::try_from(limit).unwrap_or(usize::MAX).min(out.len());
         let dst = out.get_mut(..n).unwrap_or_default();
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        match M::bulk(rest, self.format, self.prev, (self.min, self.max), dst) {
+        match arch::delta_decode::<M>(rest, self.format, self.prev, self.min, self.max, dst) {
             Ok(used) => {
                 self.pos += used;
                 if let Some(&last) = dst.last() {

@@ -1,10 +1,10 @@
-//! x86_64 kernels: AVX2 (+BMI2) in [`avx2`], AVX-512 (F/BW/VL, VBMI where present) in
+//! x86_64 kernels: AVX2 (+BMI2) in [`avx2`], AVX-512 (F/BW/VL, VBMI and VBMI2 where present) in
 //! [`avx512`], and the parts both share: the block-mask driven varint loops ([`varint`]), the
-//! unpack shuffle tables ([`unpack`](crate::arch::unpack)) and CPU quirk detection (is PEXT
-//! fast here?); and, apart from the tiers, the SHA-NI SHA-256 engine ([`sha256`]) with its
-//! own feature check.
+//! unpack shuffle tables ([`unpack`](crate::arch::unpack)) and CPU detection (which feature sets
+//! are present, is PEXT fast here?); and, apart from the kernel tables, the SHA-NI SHA-256
+//! engine ([`sha256`]) with its own feature check.
 //!
-//! Nothing here is reachable without the caller having checked the tier's features; every
+//! Nothing here is reachable without the caller having checked the table's features; every
 //! `unsafe fn` states that contract. The SHA-NI engine's safe methods rely on a type
 //! invariant instead (a `ShaNi` is only made after the check; see its docs).
 
@@ -13,7 +13,43 @@ pub(crate) mod avx512;
 pub(crate) mod sha256;
 mod varint;
 
-use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// Defines `$name() -> bool`: whether every feature of the list is present, enabled at compile
+/// time or (outside Miri, which has no `cpuid`) detected at run time by `cpufeatures` (which
+/// caches the answer). One list per feature set, so the compile-time and run-time checks
+/// cannot drift apart.
+macro_rules! feature_set {
+    ($(#[$doc:meta])* $name:ident, $cpuid:ident: $($feature:tt),+) => {
+        cpufeatures::new!($cpuid, $($feature),+);
+
+        $(#[$doc])*
+        pub(crate) fn $name() -> bool {
+            cfg!(all($(target_feature = $feature),+)) || (!cfg!(miri) && $cpuid::get())
+        }
+    };
+}
+
+feature_set!(
+    /// AVX2, BMI1, BMI2 and POPCNT: the [`avx2`] tables.
+    has_avx2, cpuid_avx2: "avx2", "bmi1", "bmi2", "popcnt"
+);
+feature_set!(
+    /// AVX-512 F/BW/VL with the AVX2 set: the [`avx512`] tables.
+    has_avx512, cpuid_avx512:
+        "avx512f", "avx512bw", "avx512vl", "avx2", "bmi1", "bmi2", "popcnt"
+);
+feature_set!(
+    /// [`has_avx512`] plus VBMI (`vpermb`): the VBMI unpackers.
+    has_avx512_vbmi, cpuid_avx512_vbmi:
+        "avx512f", "avx512bw", "avx512vl", "avx512vbmi", "avx2", "bmi1", "bmi2", "popcnt"
+);
+feature_set!(
+    /// [`has_avx512_vbmi`] plus VBMI2 (`vpcompressb`): the VBMI2 varint decoders.
+    has_avx512_vbmi2, cpuid_avx512_vbmi2:
+        "avx512f", "avx512bw", "avx512vl", "avx512vbmi", "avx512vbmi2", "avx2", "bmi1", "bmi2",
+        "popcnt"
+);
 
 /// 0 = unknown, 1 = slow (microcoded PEXT: AMD before Zen 3), 2 = fast.
 static PEXT_FAST: AtomicU8 = AtomicU8::new(0);
@@ -22,7 +58,9 @@ static PEXT_FAST: AtomicU8 = AtomicU8::new(0);
 ///
 /// AMD family 0x15..=0x18 (Excavator, Zen 1/Zen+/Zen 2, Hygon Dhyana) implement PEXT/PDEP in
 /// microcode with data-dependent latency (up to hundreds of cycles); everything Intel with
-/// BMI2 and AMD Zen 3 onwards (family 0x19+) runs it in 3 cycles. Detected once, cached.
+/// BMI2 and AMD Zen 3 onwards (family 0x19+) runs it in 3 cycles. Detected once, cached. The
+/// tables that gather varint bits with PEXT are available only where it is fast; the
+/// `avx2-nopext` table serves the others.
 pub(crate) fn pext_is_fast() -> bool {
     match PEXT_FAST.load(Ordering::Relaxed) {
         1 => false,
@@ -35,23 +73,10 @@ pub(crate) fn pext_is_fast() -> bool {
     }
 }
 
-/// Overrides the PEXT choice (`Some(false)`: use the shift/mask gather as on AMD Zen 1/2;
-/// `None`: detect again). Results never depend on it; only speed does.
-#[cfg(feature = "expose-kernels")]
-pub(crate) fn override_pext(fast: Option<bool>) {
-    let code = match fast {
-        Some(false) => 1,
-        Some(true) if detect_pext_fast() => 2,
-        Some(true) => 1,
-        None => 0,
-    };
-    PEXT_FAST.store(code, Ordering::Relaxed);
-}
-
 fn detect_pext_fast() -> bool {
     use core::arch::x86_64::__cpuid;
     if cfg!(miri) {
-        return true; // Miri has no `cpuid`; tests still force the other gather.
+        return true; // Miri has no `cpuid`; the `avx2-nopext` table covers the other gather.
     }
     // `cpuid` is always available on x86_64; the intrinsic is safe on current toolchains and
     // an `unsafe fn` on older ones.
@@ -75,40 +100,4 @@ fn detect_pext_fast() -> bool {
         base_family
     };
     family >= 0x19
-}
-
-cpufeatures::new!(cpuid_vbmi, "avx512f", "avx512bw", "avx512vl", "avx512vbmi");
-
-/// Whether AVX-512 VBMI (`vpermb`) is present, at compile time or run time (cached).
-pub(crate) fn has_vbmi() -> bool {
-    cfg!(target_feature = "avx512vbmi") || cpuid_vbmi::get()
-}
-
-cpufeatures::new!(
-    cpuid_vbmi2,
-    "avx512f",
-    "avx512bw",
-    "avx512vl",
-    "avx512vbmi",
-    "avx512vbmi2"
-);
-
-/// Set by [`override_vbmi2`]: the AVX-512 varint kernels act as on a CPU without VBMI2.
-static VBMI2_OFF: AtomicBool = AtomicBool::new(false);
-
-/// Whether AVX-512 VBMI and VBMI2 (`vpcompressb`) are present (cached) and not switched off
-/// by [`override_vbmi2`].
-pub(crate) fn has_vbmi2() -> bool {
-    cfg!(all(
-        target_feature = "avx512vbmi",
-        target_feature = "avx512vbmi2"
-    )) || (cpuid_vbmi2::get() && !VBMI2_OFF.load(Ordering::Relaxed))
-}
-
-/// `true`: the AVX-512 varint kernels take the paths of a CPU without VBMI2 (Skylake-SP and
-/// Cascade Lake); `false`: they use it where present. Has no effect when VBMI2 is enabled at
-/// compile time.
-#[cfg(feature = "expose-kernels")]
-pub(crate) fn override_vbmi2(off: bool) {
-    VBMI2_OFF.store(off, Ordering::Relaxed);
 }

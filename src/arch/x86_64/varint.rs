@@ -23,7 +23,7 @@
 //! compiled with the tier's target features (it inlines into it).
 
 use crate::arch::scalar;
-use crate::arch::wire::VarintFormat;
+use crate::arch::wire::{DeltaMode, VarintFormat};
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// Bytes examined per block.
@@ -100,14 +100,18 @@ pub(super) struct Masks {
     pub(super) gt1: u64,
 }
 
-/// What a tier supplies to the shared loops.
+/// What a tier supplies to the shared loops. Values and bounds travel as `i64` bit patterns
+/// (unsigned ones reinterpreted), so that one method serves both modes: a tier picks its
+/// signed or unsigned code with `M::SIGNED`, which folds at compile time.
 pub(super) trait Block {
-    /// `short_u64` / `short_zigzag` can decode a block (otherwise they always return `None`
-    /// and the loops do not look for whole blocks).
+    /// `short` can decode a block (otherwise it always returns `None` and the loops do not
+    /// look for whole blocks).
     const HAS_SHORT: bool = false;
-    /// `short_u64` / `short_zigzag` return `None` for a block holding a varint longer than 9
-    /// bytes themselves, so for 9- and 10-byte formats the loops need not look for one first.
+    /// `short` returns `None` for a block holding a varint longer than 9 bytes itself, so for
+    /// 9- and 10-byte formats the loops need not look for one first.
     const SHORT_REJECTS_LONG: bool = false;
+    /// Whether `wide` can decode a stream run (otherwise it always returns no progress).
+    const HAS_WIDE: bool = false;
 
     /// The masks of the 64 bytes at `p`.
     ///
@@ -115,22 +119,22 @@ pub(super) trait Block {
     /// `p..p + 64` is readable and the tier's target features are present.
     unsafe fn masks(p: *const u8) -> Masks;
 
-    /// Writes `8 * groups` values `prev + prefix_sum(bytes)` for the one-byte unsigned deltas
-    /// at `p`, group by group (8 values each), stopping before the first group that has a
-    /// value outside `[min, max]`. Returns the number of groups written and the last value
-    /// written (`prev` when none).
+    /// Writes `8 * groups` values `prev + prefix_sum(deltas)` for the one-byte deltas at `p`
+    /// (unsigned, or ZigZag when `M::SIGNED`), group by group (8 values each), stopping before
+    /// the first group that has a value outside `[min, max]`. Returns the number of groups
+    /// written and the last value written (`prev` when none).
     ///
     /// # Safety
     /// `p..p + 8 * groups` is readable and holds bytes below `0x80`; `out..out + 8 * groups`
-    /// is writable; `prev <= ONES_U64_PREV_MAX`; the tier's target features are present.
-    unsafe fn ones_u64(
+    /// is writable; `prev` passes `ones_fit`; the tier's target features are present.
+    unsafe fn ones<M: DeltaMode>(
         p: *const u8,
         groups: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> (usize, u64);
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64);
 
     /// Decodes the `count` varints that end in the 64-byte block at `p` (`last` = the block
     /// index of the last terminator; every one 1..=9 bytes, or any length with
@@ -147,26 +151,7 @@ pub(super) trait Block {
     /// (`cont` is the block's continuation mask); the tier's features are present.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn short_u64(
-        _p: *const u8,
-        _cont: u64,
-        _last: u32,
-        _count: usize,
-        _prev: u64,
-        _min: u64,
-        _max: u64,
-        _out: *mut u64,
-    ) -> Option<u64> {
-        None
-    }
-
-    /// As [`Block::short_u64`] for ZigZag deltas.
-    ///
-    /// # Safety
-    /// As for [`Block::short_u64`].
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn short_zigzag(
+    unsafe fn short<M: DeltaMode>(
         _p: *const u8,
         _cont: u64,
         _last: u32,
@@ -179,48 +164,24 @@ pub(super) trait Block {
         None
     }
 
-    /// Whether `wide_u64` / `wide_zigzag` can decode a stream run (otherwise they always
-    /// return no progress).
-    const HAS_WIDE: bool = false;
-
     /// Decodes whole 64-byte chunks at fixed strides from `p` (a varint boundary; `cont` is
     /// the continuation mask of its first 64 bytes) while every check passes: each chunk's
     /// varints (those starting in it, ending up to 8 bytes into the next) are 1..=9 bytes,
     /// canonical when `canonical`, and their running values in `[min, max]` without overflow
     /// (a tier may stop earlier: the AVX-512 ZigZag loop at running values outside
-    /// `-2^62..2^62`). A tier may run separate loops for short and long varints, each ending the run at a
-    /// chunk that suits the other. Returns `(bytes, values, last value)`: the bytes consumed
-    /// up to the varint boundary where it stopped, the values of the varints before it
-    /// (written to `out`), and the last one (`prev` when none); `(0, 0, prev)` when the first
-    /// chunk already fails. Slots past `values` may hold values of later varints too, but
-    /// only the reference's values of varints before the first one it rejects: the caller
-    /// decodes from the boundary again and overwrites them.
+    /// `-2^62..2^62`). A tier may run separate loops for short and long varints, each ending
+    /// the run at a chunk that suits the other. Returns `(bytes, values, last value)`: the
+    /// bytes consumed up to the varint boundary where it stopped, the values of the varints
+    /// before it (written to `out`), and the last one (`prev` when none); `(0, 0, prev)` when
+    /// the first chunk already fails. Slots past `values` may hold values of later varints
+    /// too, but only the reference's values of varints before the first one it rejects: the
+    /// caller decodes from the boundary again and overwrites them.
     ///
     /// # Safety
     /// `p..p + avail` readable; `out..out + room` writable; the tier's features are present.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn wide_u64(
-        _p: *const u8,
-        _cont: u64,
-        _avail: usize,
-        _canonical: bool,
-        prev: u64,
-        _min: u64,
-        _max: u64,
-        _out: *mut u64,
-        _room: usize,
-    ) -> (usize, usize, u64) {
-        (0, 0, prev)
-    }
-
-    /// As [`Block::wide_u64`] for ZigZag deltas.
-    ///
-    /// # Safety
-    /// As for [`Block::wide_u64`].
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn wide_zigzag(
+    unsafe fn wide<M: DeltaMode>(
         _p: *const u8,
         _cont: u64,
         _avail: usize,
@@ -233,20 +194,70 @@ pub(super) trait Block {
     ) -> (usize, usize, i64) {
         (0, 0, prev)
     }
+}
 
-    /// As [`Block::ones_u64`] for one-byte ZigZag deltas and `i64` values.
-    ///
-    /// # Safety
-    /// As for [`Block::ones_u64`], with `prev` at least `ONES_ZIGZAG_MARGIN` away from the
-    /// `i64` limits.
-    unsafe fn ones_zigzag(
-        p: *const u8,
-        groups: usize,
-        prev: i64,
-        min: i64,
-        max: i64,
-        out: *mut i64,
-    ) -> (usize, i64);
+/// [`Block::ones`] in `M`'s value type.
+///
+/// # Safety
+/// As [`Block::ones`].
+#[inline(always)]
+unsafe fn ones<B: Block, M: DeltaMode>(
+    p: *const u8,
+    groups: usize,
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: *mut M::Value,
+) -> (usize, M::Value) {
+    let (prev, min, max) = (M::to_bits(prev), M::to_bits(min), M::to_bits(max));
+    // SAFETY: the caller's contract; `M::Value` is `u64` or `i64`, laid out as `i64`.
+    let (done, last) = unsafe { B::ones::<M>(p, groups, prev, min, max, out.cast()) };
+    (done, M::from_bits(last))
+}
+
+/// [`Block::short`] in `M`'s value type.
+///
+/// # Safety
+/// As [`Block::short`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short<B: Block, M: DeltaMode>(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: *mut M::Value,
+) -> Option<M::Value> {
+    let (prev, min, max) = (M::to_bits(prev), M::to_bits(min), M::to_bits(max));
+    // SAFETY: the caller's contract; `M::Value` is `u64` or `i64`, laid out as `i64`.
+    unsafe { B::short::<M>(p, cont, last, count, prev, min, max, out.cast()) }.map(M::from_bits)
+}
+
+/// [`Block::wide`] in `M`'s value type.
+///
+/// # Safety
+/// As [`Block::wide`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn wide<B: Block, M: DeltaMode>(
+    p: *const u8,
+    cont: u64,
+    avail: usize,
+    canonical: bool,
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: *mut M::Value,
+    room: usize,
+) -> (usize, usize, M::Value) {
+    let (prev, min, max) = (M::to_bits(prev), M::to_bits(min), M::to_bits(max));
+    // SAFETY: the caller's contract; `M::Value` is `u64` or `i64`, laid out as `i64`.
+    let (used, count, last) =
+        unsafe { B::wide::<M>(p, cont, avail, canonical, prev, min, max, out.cast(), room) };
+    (used, count, M::from_bits(last))
 }
 
 /// PEXT of `word` under `mask`.
@@ -316,46 +327,58 @@ unsafe fn varint_at<const PEXT: bool>(
     }
 }
 
-/// Bulk unsigned delta decode; same contract and results as [`scalar::delta_decode_u64`].
+/// Whether a run of 64 one-byte deltas from `prev` cannot overflow (unsigned: `prev` at most
+/// `ONES_U64_PREV_MAX`; ZigZag: at least `ONES_ZIGZAG_MARGIN` from the `i64` limits).
+#[inline(always)]
+fn ones_fit<M: DeltaMode>(prev: M::Value) -> bool {
+    let bits = M::to_bits(prev);
+    if M::SIGNED {
+        (i64::MIN + ONES_ZIGZAG_MARGIN..=i64::MAX - ONES_ZIGZAG_MARGIN).contains(&bits)
+    } else {
+        bits.cast_unsigned() <= ONES_U64_PREV_MAX
+    }
+}
+
+/// Bulk delta decode in mode `M`; same contract and results as [`scalar::delta_decode`].
 ///
 /// # Safety
 /// The tier's target features are present (and BMI2 when `PEXT`).
 #[inline(always)]
-pub(super) unsafe fn delta_u64<B: Block, const PEXT: bool>(
+pub(super) unsafe fn delta<B: Block, M: DeltaMode, const PEXT: bool>(
     bytes: &[u8],
     format: VarintFormat,
-    prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
     let fast_len = usize::from(format.max_len()).min(9);
     if fast_len == 9 {
         // Every format of 9 or 10 bytes (all the crate uses): a copy where the per-block
         // length check folds to constants.
         // SAFETY: the caller's contract.
-        unsafe { delta_u64_with::<B, PEXT>(bytes, format, 9, prev, min, max, out) }
+        unsafe { delta_with::<B, M, PEXT>(bytes, format, 9, prev, min, max, out) }
     } else {
         // SAFETY: the caller's contract.
-        unsafe { delta_u64_with::<B, PEXT>(bytes, format, fast_len, prev, min, max, out) }
+        unsafe { delta_with::<B, M, PEXT>(bytes, format, fast_len, prev, min, max, out) }
     }
 }
 
-/// [`delta_u64`] with `fast_len` (the format's `max_len`, at most 9) as an argument; inlined,
+/// [`delta`] with `fast_len` (the format's `max_len`, at most 9) as an argument; inlined,
 /// so a constant folds.
 ///
 /// # Safety
-/// As [`delta_u64`].
+/// As [`delta`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
+unsafe fn delta_with<B: Block, M: DeltaMode, const PEXT: bool>(
     bytes: &[u8],
     format: VarintFormat,
     fast_len: usize,
-    mut prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    mut prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
     let len = bytes.len();
     let n = out.len();
@@ -367,14 +390,14 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
         let p = unsafe { bytes.as_ptr().add(pos) };
         // SAFETY: as above, the 64 bytes at `p` are in bounds.
         let m = unsafe { B::masks(p) };
-        if m.cont == 0 && prev <= ONES_U64_PREV_MAX {
+        if m.cont == 0 && ones_fit::<M>(prev) {
             let groups = ((n - k) / 8).min(BLOCK / 8);
             if groups > 0 {
                 // SAFETY: `8 * groups <= 64` bytes at `p` are in bounds and below 0x80
                 // (`cont == 0`); `k + 8 * groups <= n` slots of `out` are writable; `prev`
                 // is checked just above.
                 let (done, last_value) =
-                    unsafe { B::ones_u64(p, groups, prev, min, max, out.as_mut_ptr().add(k)) };
+                    unsafe { ones::<B, M>(p, groups, prev, min, max, out.as_mut_ptr().add(k)) };
                 if done > 0 {
                     k += 8 * done;
                     pos += 8 * done;
@@ -391,7 +414,7 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
             // SAFETY: `pos + WIDE_READ <= len`: the `len - pos` bytes at `p` are in bounds;
             // `n - k` slots of `out` from `k` are writable.
             let (used, count, last_value) = unsafe {
-                B::wide_u64(
+                wide::<B, M>(
                     p,
                     m.cont,
                     len - pos,
@@ -422,7 +445,7 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
                 // lengths (or the tier rejects long varints), the canonical check above the
                 // zero bytes.
                 let stored = unsafe {
-                    B::short_u64(
+                    short::<B, M>(
                         p,
                         m.cont,
                         last,
@@ -446,17 +469,17 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
         while ends != 0 && k < n {
             // Two to eight one-byte varints in a row (one, at the block's last byte): one SIMD
             // prefix-sum group.
-            if (m.cont >> start) & 3 == 0 && n - k >= 8 && prev <= ONES_U64_PREV_MAX {
+            if (m.cont >> start) & 3 == 0 && n - k >= 8 && ones_fit::<M>(prev) {
                 // SAFETY: `start < 64`, so the 8 bytes at `p + start` are in bounds.
                 let (run, group) = unsafe { ones_at(p, m.cont, start) };
                 // Decoded into a scratch group: only the run's values reach `out` (nothing
                 // past a later error may be written).
-                let mut values = [0u64; 8];
+                let mut values = [M::Value::default(); 8];
                 // SAFETY: the 8 bytes of `group` are below 0x80 (the run, then zeros: zero
                 // deltas, so the lanes past the run repeat its last value and pass the same
                 // bounds); `values` has 8 slots; `prev` is checked just above.
                 let (done, last_value) =
-                    unsafe { B::ones_u64(group.as_ptr(), 1, prev, min, max, values.as_mut_ptr()) };
+                    unsafe { ones::<B, M>(group.as_ptr(), 1, prev, min, max, values.as_mut_ptr()) };
                 if done == 1 {
                     for (i, &v) in values.iter().enumerate().take(run) {
                         // SAFETY: `k + i < k + run <= k + 8 <= n = out.len()`.
@@ -473,9 +496,8 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
             let at = pos + start;
             // SAFETY: `at < pos + 64` so `at + 16 <= pos + BLOCK_READ <= len`; `fast_len <= 9`.
             let raw = unsafe { varint_at::<PEXT>(bytes, at, end + 1 - start, fast_len, format)? };
-            let value = prev
-                .checked_add(raw)
-                .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(at)))?;
+            let value =
+                M::step(prev, raw).ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(at)))?;
             if value < min || value > max {
                 return Err(Error::new(ErrorKind::OutOfBounds, off(at)));
             }
@@ -494,194 +516,7 @@ unsafe fn delta_u64_with<B: Block, const PEXT: bool>(
     }
     let rest = bytes.get(pos..).unwrap_or_default();
     let tail = out.get_mut(k..).unwrap_or_default();
-    match scalar::delta_decode_u64(rest, format, prev, min, max, tail) {
-        Ok(used) => Ok(pos + used),
-        Err(e) => Err(e.shifted(off(pos))),
-    }
-}
-
-/// Bulk ZigZag delta decode; same contract and results as [`scalar::delta_decode_zigzag`].
-///
-/// # Safety
-/// The tier's target features are present (and BMI2 when `PEXT`).
-#[inline(always)]
-pub(super) unsafe fn delta_zigzag<B: Block, const PEXT: bool>(
-    bytes: &[u8],
-    format: VarintFormat,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    let fast_len = usize::from(format.max_len()).min(9);
-    if fast_len == 9 {
-        // Every format of 9 or 10 bytes (all the crate uses): a copy where the per-block
-        // length check folds to constants.
-        // SAFETY: the caller's contract.
-        unsafe { delta_zigzag_with::<B, PEXT>(bytes, format, 9, prev, min, max, out) }
-    } else {
-        // SAFETY: the caller's contract.
-        unsafe { delta_zigzag_with::<B, PEXT>(bytes, format, fast_len, prev, min, max, out) }
-    }
-}
-
-/// [`delta_zigzag`] with `fast_len` (the format's `max_len`, at most 9) as an argument; inlined,
-/// so a constant folds.
-///
-/// # Safety
-/// As [`delta_zigzag`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn delta_zigzag_with<B: Block, const PEXT: bool>(
-    bytes: &[u8],
-    format: VarintFormat,
-    fast_len: usize,
-    mut prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    let len = bytes.len();
-    let n = out.len();
-    let canonical = format.is_canonical();
-    let mut pos = 0usize;
-    let mut k = 0usize;
-    while k < n && len - pos >= BLOCK_READ {
-        // SAFETY: `pos + BLOCK_READ <= len` (loop condition).
-        let p = unsafe { bytes.as_ptr().add(pos) };
-        // SAFETY: the 64 bytes at `p` are in bounds; features: the caller's contract.
-        let m = unsafe { B::masks(p) };
-        let safe_prev =
-            (i64::MIN + ONES_ZIGZAG_MARGIN..=i64::MAX - ONES_ZIGZAG_MARGIN).contains(&prev);
-        if m.cont == 0 && safe_prev {
-            let groups = ((n - k) / 8).min(BLOCK / 8);
-            if groups > 0 {
-                // SAFETY: `8 * groups <= 64` bytes at `p` are in bounds and below 0x80;
-                // `k + 8 * groups <= n` slots of `out` are writable; `prev` is in range.
-                let (done, last_value) =
-                    unsafe { B::ones_zigzag(p, groups, prev, min, max, out.as_mut_ptr().add(k)) };
-                if done > 0 {
-                    k += 8 * done;
-                    pos += 8 * done;
-                    prev = last_value;
-                    continue;
-                }
-            }
-        }
-        if canonical && m.zero & (m.cont << 1) != 0 {
-            break;
-        }
-        if B::HAS_WIDE && fast_len == 9 && len - pos >= WIDE_READ {
-            // SAFETY: `pos + WIDE_READ <= len`: the `len - pos` bytes at `p` are in bounds;
-            // `n - k` slots of `out` from `k` are writable.
-            let (used, count, last_value) = unsafe {
-                B::wide_zigzag(
-                    p,
-                    m.cont,
-                    len - pos,
-                    canonical,
-                    prev,
-                    min,
-                    max,
-                    out.as_mut_ptr().add(k),
-                    n - k,
-                )
-            };
-            if used > 0 {
-                pos += used;
-                k += count;
-                prev = last_value;
-                continue;
-            }
-        }
-        let whole = if B::HAS_SHORT && len - pos >= WIDE_READ {
-            whole_block(m.cont, fast_len, !(B::SHORT_REJECTS_LONG && fast_len == 9))
-        } else {
-            None
-        };
-        if let Some((last, count)) = whole {
-            if count <= n - k {
-                // SAFETY: `pos + WIDE_READ <= len`: the 128 bytes at `p` are in bounds;
-                // `k + count <= n` slots of `out` are writable; `whole_block` checked the
-                // lengths (or the tier rejects long varints), the canonical check above the
-                // zero bytes.
-                let stored = unsafe {
-                    B::short_zigzag(
-                        p,
-                        m.cont,
-                        last,
-                        count,
-                        prev,
-                        min,
-                        max,
-                        out.as_mut_ptr().add(k),
-                    )
-                };
-                if let Some(last_value) = stored {
-                    k += count;
-                    pos += last as usize + 1;
-                    prev = last_value;
-                    continue;
-                }
-            }
-        }
-        let mut ends = !m.cont;
-        let mut start = 0usize;
-        while ends != 0 && k < n {
-            // Two to eight one-byte varints in a row (one, at the block's last byte): one SIMD
-            // prefix-sum group.
-            if (m.cont >> start) & 3 == 0
-                && n - k >= 8
-                && (i64::MIN + ONES_ZIGZAG_MARGIN..=i64::MAX - ONES_ZIGZAG_MARGIN).contains(&prev)
-            {
-                // SAFETY: `start < 64`, so the 8 bytes at `p + start` are in bounds.
-                let (run, group) = unsafe { ones_at(p, m.cont, start) };
-                // Decoded into a scratch group: only the run's values reach `out` (nothing
-                // past a later error may be written).
-                let mut values = [0i64; 8];
-                // SAFETY: the 8 bytes of `group` are below 0x80 (the run, then zeros: zero
-                // deltas, so the lanes past the run repeat its last value and pass the same
-                // bounds); `values` has 8 slots; `prev` is checked just above.
-                let (done, last_value) = unsafe {
-                    B::ones_zigzag(group.as_ptr(), 1, prev, min, max, values.as_mut_ptr())
-                };
-                if done == 1 {
-                    for (i, &v) in values.iter().enumerate().take(run) {
-                        // SAFETY: `k + i < k + run <= k + 8 <= n = out.len()`.
-                        unsafe { *out.as_mut_ptr().add(k + i) = v };
-                    }
-                    k += run;
-                    prev = last_value;
-                    ends &= !(((1u64 << run) - 1) << start);
-                    start += run;
-                    continue;
-                }
-            }
-            let end = ends.trailing_zeros() as usize;
-            let at = pos + start;
-            // SAFETY: `at < pos + 64` so `at + 16 <= pos + BLOCK_READ <= len`; `fast_len <= 9`.
-            let raw = unsafe { varint_at::<PEXT>(bytes, at, end + 1 - start, fast_len, format)? };
-            let value = prev
-                .checked_add(scalar::zigzag_decode(raw))
-                .ok_or(Error::new(ErrorKind::ArithmeticOverflow, off(at)))?;
-            if value < min || value > max {
-                return Err(Error::new(ErrorKind::OutOfBounds, off(at)));
-            }
-            // SAFETY: `k < n = out.len()` (loop condition).
-            unsafe { *out.as_mut_ptr().add(k) = value };
-            k += 1;
-            prev = value;
-            start = end + 1;
-            ends &= ends - 1;
-        }
-        if start == 0 {
-            break;
-        }
-        pos += start;
-    }
-    let rest = bytes.get(pos..).unwrap_or_default();
-    let tail = out.get_mut(k..).unwrap_or_default();
-    match scalar::delta_decode_zigzag(rest, format, prev, min, max, tail) {
+    match scalar::delta_decode::<M>(rest, format, prev, min, max, tail) {
         Ok(used) => Ok(pos + used),
         Err(e) => Err(e.shifted(off(pos))),
     }

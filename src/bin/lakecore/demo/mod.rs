@@ -40,8 +40,8 @@ pub type Summary = Vec<String>;
 pub fn run(args: &Args) -> CliResult {
     let start = Instant::now();
     println!(
-        "lakecore demo (kernel tier: {})",
-        lakecore::arch::active_tier().name()
+        "lakecore demo (kernels: {})",
+        lakecore::arch::active_kernels().name
     );
     let mut summary = Summary::new();
     table::run(args.manifests, args.keep.as_deref(), &mut summary)?;

@@ -1,21 +1,18 @@
-//! AVX2 + BMI1/2 + POPCNT kernels: 2x32-byte block masks for the varint loops, 8-value SSE
-//! prefix sums for runs of one-byte deltas, whole 64-byte blocks of varints (1..=3 bytes:
-//! per-byte group shifts from a table, `u32` prefix sums, terminator lanes packed with
-//! `vpermd`; up to 9 bytes: one varint per terminator, checks folded into one flag), and
-//! `vpshufb` + `vpsrlvd` bit unpacking (8 values per step).
+//! AVX2 varint kernels: 2x32-byte block masks for the shared loops, 8-value SSE prefix sums
+//! for runs of one-byte deltas, whole 64-byte blocks of varints (1..=3 bytes: per-byte group
+//! shifts from a table, `u32` prefix sums, terminator lanes packed with `vpermd`; up to 9
+//! bytes: one varint per terminator, checks folded into one flag).
 //!
-//! Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU (checked by
-//! [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
+//! Every `unsafe fn` here requires AVX2, BMI1, BMI2 and POPCNT on the running CPU.
 
-use super::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::arch::scalar;
-use crate::arch::unpack::{bit_range_fits, for_groups, lane1_base, U32X8, U32X8_SHIFT};
-use crate::arch::wire::VarintFormat;
+use crate::arch::wire::{DeltaMode, VarintFormat};
+use crate::arch::x86_64::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::error::Result;
 use core::arch::x86_64::*;
 
 /// The AVX2 block reader.
-pub(super) struct Avx2<const PEXT: bool>;
+pub(crate) struct Avx2<const PEXT: bool>;
 
 /// Prefix sums of 8 one-byte deltas at `p` in `u16` lanes (plain bytes, or ZigZag-decoded to
 /// `i16` when `ZIGZAG`).
@@ -24,7 +21,7 @@ pub(super) struct Avx2<const PEXT: bool>;
 /// `p..p + 8` is readable; SSE4.1 (implied by AVX2) is present.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn prefix8<const ZIGZAG: bool>(p: *const u8) -> __m128i {
+pub(crate) unsafe fn prefix8<const ZIGZAG: bool>(p: *const u8) -> __m128i {
     // SAFETY: the caller guarantees 8 readable bytes at `p`; `_mm_loadl_epi64` reads 8.
     let raw = unsafe { _mm_loadl_epi64(p.cast::<__m128i>()) };
     let mut x = _mm_cvtepu8_epi16(raw);
@@ -39,7 +36,7 @@ pub(super) unsafe fn prefix8<const ZIGZAG: bool>(p: *const u8) -> __m128i {
 
 impl<const PEXT: bool> Block for Avx2<PEXT> {
     const HAS_SHORT: bool = true;
-    // `short_u64` / `short_zigzag` reject a block with a varint over 9 bytes (`short9`).
+    // `short` rejects a block with a varint over 9 bytes (`short9`).
     const SHORT_REJECTS_LONG: bool = true;
 
     #[inline(always)]
@@ -49,39 +46,26 @@ impl<const PEXT: bool> Block for Avx2<PEXT> {
     }
 
     #[inline(always)]
-    unsafe fn ones_u64(
+    unsafe fn ones<M: DeltaMode>(
         p: *const u8,
         groups: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> (usize, u64) {
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64) {
         // SAFETY: forwarded contract.
-        let (done, last) =
-            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
-        (done, last as u64)
+        unsafe {
+            if M::SIGNED {
+                ones::<true>(p, groups, prev, min, max, out)
+            } else {
+                ones::<false>(p, groups, prev, min, max, out)
+            }
+        }
     }
 
     #[inline(always)]
-    unsafe fn short_u64(
-        p: *const u8,
-        cont: u64,
-        last: u32,
-        count: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> Option<u64> {
-        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-        // SAFETY: the caller's contract; AVX2, BMI1/2, POPCNT (and fast PEXT when `PEXT`):
-        // this type is only used after detecting them.
-        unsafe { short::<false, PEXT>(p, cont, last, count, prev, min, max, out) }.map(|v| v as u64)
-    }
-
-    #[inline(always)]
-    unsafe fn short_zigzag(
+    unsafe fn short<M: DeltaMode>(
         p: *const u8,
         cont: u64,
         last: u32,
@@ -91,33 +75,27 @@ impl<const PEXT: bool> Block for Avx2<PEXT> {
         max: i64,
         out: *mut i64,
     ) -> Option<i64> {
-        // SAFETY: as in `short_u64`.
-        unsafe { short::<true, PEXT>(p, cont, last, count, prev, min, max, out) }
-    }
-
-    #[inline(always)]
-    unsafe fn ones_zigzag(
-        p: *const u8,
-        groups: usize,
-        prev: i64,
-        min: i64,
-        max: i64,
-        out: *mut i64,
-    ) -> (usize, i64) {
-        // SAFETY: forwarded contract.
-        unsafe { ones::<true>(p, groups, prev, min, max, out) }
+        // SAFETY: the caller's contract; AVX2, BMI1/2, POPCNT (and fast PEXT when `PEXT`):
+        // this type is only used after detecting them.
+        unsafe {
+            if M::SIGNED {
+                short::<true, PEXT>(p, cont, last, count, prev, min, max, out)
+            } else {
+                short::<false, PEXT>(p, cont, last, count, prev, min, max, out)
+            }
+        }
     }
 }
 
-/// [`Block::short_u64`] (`SIGNED = false`, values and bounds as `i64` bit patterns) and
-/// [`Block::short_zigzag`]: [`short3`] for blocks of 1..=3-byte varints, [`short9`] for the
+/// [`Block::short`] (`SIGNED`: ZigZag deltas; otherwise unsigned ones, values and bounds as
+/// `i64` bit patterns): [`short3`] for blocks of 1..=3-byte varints, [`short9`] for the
 /// others.
 ///
 /// `#[inline(always)]` without target features of its own (like the [`Block`] methods): it
 /// must inline into the tier's loop, whose features its callees need.
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`]; AVX2, BMI1, BMI2 and POPCNT present (and fast PEXT
+/// The contract of [`Block::short`]; AVX2, BMI1, BMI2 and POPCNT present (and fast PEXT
 /// when `PEXT`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -336,7 +314,7 @@ unsafe fn short3<const SIGNED: bool>(
 /// `i64` values and bounds; otherwise unsigned ones (as `i64` bit patterns).
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`]: 128 readable bytes at `p`, `count` writable slots at
+/// The contract of [`Block::short`]: 128 readable bytes at `p`, `count` writable slots at
 /// `out`; AVX2, BMI1 and BMI2 present (and fast PEXT when `PEXT`).
 #[inline]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
@@ -456,7 +434,7 @@ unsafe fn masks(p: *const u8) -> Masks {
 /// deltas (passed as `i64` bit patterns) and unsigned bounds.
 ///
 /// # Safety
-/// The contract of [`Block::ones_u64`] / [`Block::ones_zigzag`]; AVX2 present.
+/// The contract of [`Block::ones`]; AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn ones<const SIGNED: bool>(
@@ -510,48 +488,21 @@ unsafe fn ones<const SIGNED: bool>(
     (groups, _mm_cvtsi128_si64(_mm256_castsi256_si128(prevv)))
 }
 
-/// AVX2 [`scalar::delta_decode_u64`].
+/// AVX2 [`scalar::delta_decode`] in mode `M`, gathering with PEXT when `PEXT`.
 ///
 /// # Safety
 /// AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn delta_decode_u64(
+pub(crate) unsafe fn delta_decode<M: DeltaMode, const PEXT: bool>(
     bytes: &[u8],
     format: VarintFormat,
-    prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
-    if super::pext_is_fast() {
-        // SAFETY: AVX2 + BMI2 (caller), PEXT fast (checked).
-        unsafe { varint::delta_u64::<Avx2<true>, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: AVX2 + BMI2 (caller).
-        unsafe { varint::delta_u64::<Avx2<false>, false>(bytes, format, prev, min, max, out) }
-    }
-}
-
-/// AVX2 [`scalar::delta_decode_zigzag`].
-///
-/// # Safety
-/// AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn delta_decode_zigzag(
-    bytes: &[u8],
-    format: VarintFormat,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    if super::pext_is_fast() {
-        // SAFETY: AVX2 + BMI2 (caller), PEXT fast (checked).
-        unsafe { varint::delta_zigzag::<Avx2<true>, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: AVX2 + BMI2 (caller).
-        unsafe { varint::delta_zigzag::<Avx2<false>, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: AVX2 + BMI2 (caller).
+    unsafe { varint::delta::<Avx2<PEXT>, M, PEXT>(bytes, format, prev, min, max, out) }
 }
 
 /// AVX2 [`scalar::count_uvarints`].
@@ -562,231 +513,4 @@ pub(crate) unsafe fn delta_decode_zigzag(
 pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     // SAFETY: AVX2 (caller).
     unsafe { varint::count::<Avx2<false>>(bytes, format) }
-}
-
-/// Bytes a group of 8 `u32` values of `width` bits reads from its first byte.
-#[inline(always)]
-pub(super) const fn group_read(width: usize) -> usize {
-    lane1_base(width) + 16
-}
-
-/// Unpacks one group of 8 values of `width` (1..=32) bits from `p` into `out`.
-///
-/// # Safety
-/// `p..p + group_read(width)` readable, `out..out + 8` writable; AVX2 present.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn group_u32(p: *const u8, width: usize, consts: &U32Consts, out: *mut u32) {
-    // SAFETY: `group_read(width)` readable bytes at `p`, 8 writable `u32` at `out`, AVX2
-    // (all the caller's contract).
-    unsafe {
-        let r = group_u32_vec(p, width, consts);
-        _mm256_storeu_si256(out.cast::<__m256i>(), r);
-    }
-}
-
-/// One group of 8 values as a vector (see [`group_u32`]).
-///
-/// # Safety
-/// `p..p + group_read(width)` readable; AVX2 present.
-#[inline]
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn group_u32_vec(p: *const u8, width: usize, c: &U32Consts) -> __m256i {
-    // SAFETY: both 16-byte loads end at or before `p + group_read(width)` (caller).
-    let (lo, hi) = unsafe {
-        (
-            _mm_loadu_si128(p.cast::<__m128i>()),
-            _mm_loadu_si128(p.add(lane1_base(width)).cast::<__m128i>()),
-        )
-    };
-    let v = _mm256_set_m128i(hi, lo);
-    let mut r = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, c.shuf_a), c.shift);
-    if c.two {
-        let b = _mm256_shuffle_epi8(v, c.shuf_b);
-        r = _mm256_or_si256(r, _mm256_sllv_epi32(b, c.back));
-    }
-    _mm256_and_si256(r, c.mask)
-}
-
-/// Per-width constants for the `u32` unpack loop.
-pub(super) struct U32Consts {
-    shuf_a: __m256i,
-    shuf_b: __m256i,
-    shift: __m256i,
-    back: __m256i,
-    mask: __m256i,
-    two: bool,
-}
-
-impl U32Consts {
-    /// # Safety
-    /// AVX2 present; `width` 1..=32.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn new(width: usize) -> U32Consts {
-        let [a, b] = U32X8.get(width).copied().unwrap_or([[0x80; 32]; 2]);
-        let shifts = U32X8_SHIFT.get(width).copied().unwrap_or([0; 8]);
-        // SAFETY: each load reads exactly one 32-byte array.
-        let (shuf_a, shuf_b, shift) = unsafe {
-            (
-                _mm256_loadu_si256(a.as_ptr().cast::<__m256i>()),
-                _mm256_loadu_si256(b.as_ptr().cast::<__m256i>()),
-                _mm256_loadu_si256(shifts.as_ptr().cast::<__m256i>()),
-            )
-        };
-        U32Consts {
-            shuf_a,
-            shuf_b,
-            shift,
-            back: _mm256_sub_epi32(_mm256_set1_epi32(8), shift),
-            mask: _mm256_set1_epi32(scalar::low_mask(width as u32) as u32 as i32),
-            two: width > 25,
-        }
-    }
-}
-
-/// AVX2 [`scalar::unpack_u32`].
-///
-/// # Safety
-/// AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
-    let w = width as usize;
-    // Width 32 is a copy of little-endian words, which the reference does with `memcpy`.
-    if w == 0 || w >= 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
-        return scalar::unpack_u32(bytes, width, start, out);
-    }
-    let head = ((8 - start % 8) % 8).min(out.len());
-    let (head_out, body) = out.split_at_mut(head);
-    scalar::unpack_u32(bytes, width, start, head_out);
-    let first = start + head;
-    // SAFETY: AVX2 (caller), `w` in 1..=32.
-    let consts = unsafe { U32Consts::new(w) };
-    let dst = body.as_mut_ptr();
-    let done = for_groups(bytes, w, first, body.len(), 8, group_read(w), |src, i| {
-        // SAFETY: `for_groups` hands out `src` with `group_read(w)` readable bytes and an
-        // index with 8 values left in `body`; AVX2 (caller).
-        unsafe { group_u32(src, w, &consts, dst.add(i)) }
-    });
-    let tail = body.get_mut(done..).unwrap_or_default();
-    scalar::unpack_u32(bytes, width, first + done, tail);
-}
-
-/// AVX2 [`scalar::unpack_u64`]: widths up to 32 through the `u32` groups, widened; wider ones
-/// through the reference.
-///
-/// # Safety
-/// AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
-    let w = width as usize;
-    if w == 0 || w > 32 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
-        return scalar::unpack_u64(bytes, width, start, out);
-    }
-    let head = ((8 - start % 8) % 8).min(out.len());
-    let (head_out, body) = out.split_at_mut(head);
-    scalar::unpack_u64(bytes, width, start, head_out);
-    let first = start + head;
-    // SAFETY: AVX2 (caller), `w` in 1..=32.
-    let consts = unsafe { U32Consts::new(w) };
-    let dst = body.as_mut_ptr();
-    let done = for_groups(bytes, w, first, body.len(), 8, group_read(w), |src, i| {
-        // SAFETY: `src` has `group_read(w)` readable bytes, `dst + i` 8 writable `u64`
-        // (`for_groups`); AVX2 (caller).
-        unsafe {
-            let r = group_u32_vec(src, w, &consts);
-            let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(r));
-            let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(r));
-            _mm256_storeu_si256(dst.add(i).cast::<__m256i>(), lo);
-            _mm256_storeu_si256(dst.add(i + 4).cast::<__m256i>(), hi);
-        }
-    });
-    let tail = body.get_mut(done..).unwrap_or_default();
-    scalar::unpack_u64(bytes, width, first + done, tail);
-}
-
-/// [`scalar::check_lengths`] vectorised with 256-bit registers.
-///
-/// # Safety
-/// AVX2 is present.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn check_lengths(
-    chunk: &[i64],
-    min_real: i64,
-    floor: i64,
-) -> scalar::LengthCheck {
-    scalar::check_lengths_body(chunk, min_real, floor)
-}
-
-/// [`scalar::merge_layer`] with 256-bit registers: four offsets per step from an in-register
-/// prefix sum of the non-negative entries, slots blended with the `slot < -1` mask.
-///
-/// # Safety
-/// AVX2 is present.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn merge_layer(
-    entries: &[i64],
-    record: u64,
-    tag: u64,
-    slot_entries: &mut [i64],
-    slot_offsets: &mut [u64],
-    slot_tags: &mut [u64],
-) -> scalar::LayerStep {
-    let n = scalar::merge_layer_len(entries, slot_entries, slot_offsets, slot_tags);
-    let zero = _mm256_setzero_si256();
-    let minus_one = _mm256_set1_epi64x(-1);
-    let tags = _mm256_set1_epi64x(tag.cast_signed());
-    let mut carry = _mm256_set1_epi64x(record.cast_signed());
-    let mut open = zero;
-    let mut i = 0;
-    while i + 4 <= n {
-        // SAFETY: `i + 4 <= n`, and `n` is at most every slice's length.
-        unsafe {
-            let e = _mm256_loadu_si256(entries.as_ptr().add(i).cast());
-            let real = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, e), e);
-            // Inclusive prefix sum: add the vector shifted up one lane, then two lanes.
-            let up1 = _mm256_blend_epi32::<0b0000_0011>(
-                _mm256_permute4x64_epi64::<0b10_01_00_11>(real),
-                zero,
-            );
-            let sum = _mm256_add_epi64(real, up1);
-            let up2 = _mm256_blend_epi32::<0b0000_1111>(
-                _mm256_permute4x64_epi64::<0b01_00_00_00>(sum),
-                zero,
-            );
-            let sum = _mm256_add_epi64(sum, up2);
-            let offsets = _mm256_add_epi64(carry, _mm256_sub_epi64(sum, real));
-            carry = _mm256_add_epi64(carry, _mm256_permute4x64_epi64::<0b11_11_11_11>(sum));
-            let se = slot_entries.as_mut_ptr().add(i).cast::<__m256i>();
-            let so = slot_offsets.as_mut_ptr().add(i).cast::<__m256i>();
-            let st = slot_tags.as_mut_ptr().add(i).cast::<__m256i>();
-            let old = _mm256_loadu_si256(se);
-            let take = _mm256_cmpgt_epi64(minus_one, old);
-            let blend = |new: __m256i, old: __m256i| {
-                _mm256_or_si256(_mm256_and_si256(take, new), _mm256_andnot_si256(take, old))
-            };
-            let entry = blend(e, old);
-            _mm256_storeu_si256(se, entry);
-            _mm256_storeu_si256(so, blend(offsets, _mm256_loadu_si256(so)));
-            _mm256_storeu_si256(st, blend(tags, _mm256_loadu_si256(st)));
-            open = _mm256_or_si256(open, _mm256_cmpgt_epi64(minus_one, entry));
-        }
-        i += 4;
-    }
-    let mut lanes = [0i64; 4];
-    // SAFETY: `lanes` is 32 writable bytes.
-    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), carry) };
-    let mut opens = [0i64; 4];
-    // SAFETY: as above.
-    unsafe { _mm256_storeu_si256(opens.as_mut_ptr().cast(), open) };
-    scalar::merge_layer_tail(
-        entries,
-        lanes[0].cast_unsigned(),
-        tag,
-        slot_entries,
-        slot_offsets,
-        slot_tags,
-        (i, n),
-        opens.iter().any(|&m| m != 0),
-    )
 }

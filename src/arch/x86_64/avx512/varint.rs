@@ -1,7 +1,5 @@
-//! AVX-512 kernels (F/BW/VL + AVX2 + BMI2): one 64-byte load and three mask compares per
-//! varint block, 8-value `zmm` prefix sums for runs of one-byte deltas, and, where VBMI is
-//! present, `vpermb` + `vpsrlvd`/`vpsrlvq` bit unpacking (16 `u32` or 8 `u64` values per
-//! step); without VBMI the unpackers are the AVX2 ones.
+//! AVX-512 varint kernels (F/BW/VL + AVX2 + BMI2): one 64-byte load and three mask compares
+//! per varint block, 8-value `zmm` prefix sums for runs of one-byte deltas.
 //!
 //! With VBMI2, varint streams also run through a stream loop ([`stream`], with [`Wide3`]
 //! for 1..=3-byte varints, [`Wide9`] for longer ones): 64-byte chunks at fixed strides, so
@@ -13,16 +11,13 @@
 //! The whole-block decoders [`short3`] / [`short9`] share those group decoders and serve
 //! the blocks where a stream loop stops (near the end of the input, before an error).
 //!
-//! Every `unsafe fn` here requires AVX-512 F/BW/VL, AVX2 and BMI2 on the running CPU (checked
-//! by [`Tier::is_available`](crate::arch::Tier::is_available) before any call).
+//! Every `unsafe fn` here requires AVX-512 F/BW/VL, AVX2 and BMI2 on the running CPU, plus
+//! VBMI and VBMI2 where its name or contract says so.
 
-use super::avx2::{self, prefix8};
-use super::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
-use crate::arch::scalar;
-use crate::arch::unpack::{
-    bit_range_fits, for_groups, pair_fits, U32X16, U32X16_PAIRS, U32X16_SHIFT, U64X8, U64X8_SHIFT,
-};
-use crate::arch::wire::VarintFormat;
+use super::load64;
+use crate::arch::wire::{DeltaMode, VarintFormat};
+use crate::arch::x86_64::avx2::varint::{prefix8, Avx2};
+use crate::arch::x86_64::varint::{self, fits_short3, Block, Masks, SHORT3_MARGIN};
 use crate::error::Result;
 use core::arch::x86_64::*;
 
@@ -30,26 +25,30 @@ use core::arch::x86_64::*;
 pub(super) struct Avx512<const PEXT: bool>;
 
 impl<const PEXT: bool> Block for Avx512<PEXT> {
-    const HAS_SHORT: bool = <avx2::Avx2<PEXT> as Block>::HAS_SHORT;
-    const SHORT_REJECTS_LONG: bool = <avx2::Avx2<PEXT> as Block>::SHORT_REJECTS_LONG;
+    const HAS_SHORT: bool = <Avx2<PEXT> as Block>::HAS_SHORT;
+    const SHORT_REJECTS_LONG: bool = <Avx2<PEXT> as Block>::SHORT_REJECTS_LONG;
 
     #[inline(always)]
-    unsafe fn short_u64(
-        p: *const u8,
-        cont: u64,
-        last: u32,
-        count: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> Option<u64> {
-        // SAFETY: forwarded contract (AVX-512 implies the AVX2 tier's features).
-        unsafe { <avx2::Avx2<PEXT> as Block>::short_u64(p, cont, last, count, prev, min, max, out) }
+    unsafe fn masks(p: *const u8) -> Masks {
+        // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX-512BW.
+        unsafe { masks(p) }
     }
 
     #[inline(always)]
-    unsafe fn short_zigzag(
+    unsafe fn ones<M: DeltaMode>(
+        p: *const u8,
+        groups: usize,
+        prev: i64,
+        min: i64,
+        max: i64,
+        out: *mut i64,
+    ) -> (usize, i64) {
+        // SAFETY: forwarded contract.
+        unsafe { ones_of::<M>(p, groups, prev, min, max, out) }
+    }
+
+    #[inline(always)]
+    unsafe fn short<M: DeltaMode>(
         p: *const u8,
         cont: u64,
         last: u32,
@@ -60,43 +59,30 @@ impl<const PEXT: bool> Block for Avx512<PEXT> {
         out: *mut i64,
     ) -> Option<i64> {
         // SAFETY: forwarded contract (AVX-512 implies the AVX2 tier's features).
-        unsafe {
-            <avx2::Avx2<PEXT> as Block>::short_zigzag(p, cont, last, count, prev, min, max, out)
+        unsafe { <Avx2<PEXT> as Block>::short::<M>(p, cont, last, count, prev, min, max, out) }
+    }
+}
+
+/// [`ones`] for `M`'s deltas.
+///
+/// # Safety
+/// As [`Block::ones`]; AVX-512F and AVX2 present.
+#[inline(always)]
+unsafe fn ones_of<M: DeltaMode>(
+    p: *const u8,
+    groups: usize,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> (usize, i64) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        if M::SIGNED {
+            ones::<true>(p, groups, prev, min, max, out)
+        } else {
+            ones::<false>(p, groups, prev, min, max, out)
         }
-    }
-
-    #[inline(always)]
-    unsafe fn masks(p: *const u8) -> Masks {
-        // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX-512BW.
-        unsafe { masks(p) }
-    }
-
-    #[inline(always)]
-    unsafe fn ones_u64(
-        p: *const u8,
-        groups: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> (usize, u64) {
-        // SAFETY: forwarded contract.
-        let (done, last) =
-            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
-        (done, last as u64)
-    }
-
-    #[inline(always)]
-    unsafe fn ones_zigzag(
-        p: *const u8,
-        groups: usize,
-        prev: i64,
-        min: i64,
-        max: i64,
-        out: *mut i64,
-    ) -> (usize, i64) {
-        // SAFETY: forwarded contract.
-        unsafe { ones::<true>(p, groups, prev, min, max, out) }
     }
 }
 
@@ -107,6 +93,7 @@ pub(super) struct Avx512Vbmi2;
 impl Block for Avx512Vbmi2 {
     const HAS_SHORT: bool = true;
     const SHORT_REJECTS_LONG: bool = true;
+    const HAS_WIDE: bool = true;
 
     #[inline(always)]
     unsafe fn masks(p: *const u8) -> Masks {
@@ -115,22 +102,7 @@ impl Block for Avx512Vbmi2 {
     }
 
     #[inline(always)]
-    unsafe fn ones_u64(
-        p: *const u8,
-        groups: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> (usize, u64) {
-        // SAFETY: forwarded contract.
-        let (done, last) =
-            unsafe { ones::<false>(p, groups, prev as i64, min as i64, max as i64, out.cast()) };
-        (done, last as u64)
-    }
-
-    #[inline(always)]
-    unsafe fn ones_zigzag(
+    unsafe fn ones<M: DeltaMode>(
         p: *const u8,
         groups: usize,
         prev: i64,
@@ -139,33 +111,11 @@ impl Block for Avx512Vbmi2 {
         out: *mut i64,
     ) -> (usize, i64) {
         // SAFETY: forwarded contract.
-        unsafe { ones::<true>(p, groups, prev, min, max, out) }
-    }
-
-    const HAS_WIDE: bool = true;
-
-    #[inline(always)]
-    unsafe fn wide_u64(
-        p: *const u8,
-        cont: u64,
-        avail: usize,
-        canonical: bool,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-        room: usize,
-    ) -> (usize, usize, u64) {
-        let full = min == 0 && max == u64::MAX;
-        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
-        let (used, count, last) =
-            unsafe { wide::<false>(p, cont, avail, canonical, full, prev, min, max, out, room) };
-        (used, count, last as u64)
+        unsafe { ones_of::<M>(p, groups, prev, min, max, out) }
     }
 
     #[inline(always)]
-    unsafe fn wide_zigzag(
+    unsafe fn wide<M: DeltaMode>(
         p: *const u8,
         cont: u64,
         avail: usize,
@@ -176,50 +126,19 @@ impl Block for Avx512Vbmi2 {
         out: *mut i64,
         room: usize,
     ) -> (usize, usize, i64) {
-        let full = min == i64::MIN && max == i64::MAX;
-        // SAFETY: forwarded contract.
-        unsafe { wide::<true>(p, cont, avail, canonical, full, prev, min, max, out, room) }
-    }
-
-    #[inline(always)]
-    unsafe fn short_u64(
-        p: *const u8,
-        cont: u64,
-        last: u32,
-        count: usize,
-        prev: u64,
-        min: u64,
-        max: u64,
-        out: *mut u64,
-    ) -> Option<u64> {
-        if fits_short3(cont, last) && prev <= u64::MAX - SHORT3_MARGIN as u64 {
-            let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-            // Unsigned deltas: the block's values lie in `prev .. prev + margin`.
-            let inside = prev as u64 >= min as u64
-                && (prev as u64).saturating_add(SHORT3_MARGIN as u64) <= max as u64;
-            return if inside {
-                // SAFETY: forwarded contract; lengths and `prev` checked above.
-                unsafe { short3::<false, false>(p, cont, last, count, prev, min, max, out) }
+        let full = full_range::<M>(min, max);
+        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
+        unsafe {
+            if M::SIGNED {
+                wide::<true>(p, cont, avail, canonical, full, prev, min, max, out, room)
             } else {
-                // SAFETY: forwarded contract; lengths and `prev` checked above.
-                unsafe { short3::<false, true>(p, cont, last, count, prev, min, max, out) }
+                wide::<false>(p, cont, avail, canonical, full, prev, min, max, out, room)
             }
-            .map(|v| v as u64);
         }
-        let (prev, min, max, out) = (prev as i64, min as i64, max as i64, out.cast());
-        if min == 0 && max == -1 {
-            // Full `u64` range: only overflow can fail.
-            // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
-            unsafe { short9::<false, false>(p, cont, last, count, prev, min, max, out) }
-        } else {
-            // SAFETY: as above.
-            unsafe { short9::<false, true>(p, cont, last, count, prev, min, max, out) }
-        }
-        .map(|v| v as u64)
     }
 
     #[inline(always)]
-    unsafe fn short_zigzag(
+    unsafe fn short<M: DeltaMode>(
         p: *const u8,
         cont: u64,
         last: u32,
@@ -229,36 +148,86 @@ impl Block for Avx512Vbmi2 {
         max: i64,
         out: *mut i64,
     ) -> Option<i64> {
-        if fits_short3(cont, last)
-            && (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev)
-        {
-            // ZigZag deltas: the block's values lie within `prev ± margin`.
-            let inside = prev - SHORT3_MARGIN >= min && prev + SHORT3_MARGIN <= max;
-            return if inside {
-                // SAFETY: forwarded contract; lengths and `prev` checked above.
-                unsafe { short3::<true, false>(p, cont, last, count, prev, min, max, out) }
+        let full = full_range::<M>(min, max);
+        // SAFETY: forwarded contract (VBMI2: this type is only used after detecting it).
+        unsafe {
+            if M::SIGNED {
+                short_vbmi2::<true>(p, cont, last, count, full, prev, min, max, out)
             } else {
-                // SAFETY: forwarded contract; lengths and `prev` checked above.
-                unsafe { short3::<true, true>(p, cont, last, count, prev, min, max, out) }
-            };
-        }
-        if min == i64::MIN && max == i64::MAX {
-            // Full `i64` range: only overflow can fail.
-            // SAFETY: forwarded contract.
-            unsafe { short9::<true, false>(p, cont, last, count, prev, min, max, out) }
-        } else {
-            // SAFETY: forwarded contract.
-            unsafe { short9::<true, true>(p, cont, last, count, prev, min, max, out) }
+                short_vbmi2::<false>(p, cont, last, count, full, prev, min, max, out)
+            }
         }
     }
 }
 
-/// The stream loops behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: [`Wide3`] when
+/// Whether `[min, max]` (as `i64` bit patterns) is the whole range of `M`'s value type.
+#[inline(always)]
+fn full_range<M: DeltaMode>(min: i64, max: i64) -> bool {
+    (min, max) == (M::to_bits(M::FULL_RANGE.0), M::to_bits(M::FULL_RANGE.1))
+}
+
+/// [`Block::short`] with VBMI2: [`short3`] for blocks of 1..=3-byte varints from a `prev`
+/// with room for them, [`short9`] for the others, each compiled for whether bounds are
+/// checked (`full`: the whole range of the type; only overflow can fail).
+///
+/// # Safety
+/// The contract of [`Block::short`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short_vbmi2<const SIGNED: bool>(
+    p: *const u8,
+    cont: u64,
+    last: u32,
+    count: usize,
+    full: bool,
+    prev: i64,
+    min: i64,
+    max: i64,
+    out: *mut i64,
+) -> Option<i64> {
+    // Room for the block's values without overflow (ZigZag: within `prev ± margin`;
+    // unsigned: in `prev .. prev + margin`), and whether all of them lie inside the bounds.
+    let (room, inside) = if SIGNED {
+        (
+            (i64::MIN + SHORT3_MARGIN..=i64::MAX - SHORT3_MARGIN).contains(&prev),
+            prev.wrapping_sub(SHORT3_MARGIN) >= min && prev.wrapping_add(SHORT3_MARGIN) <= max,
+        )
+    } else {
+        let (prev, min, max) = (
+            prev.cast_unsigned(),
+            min.cast_unsigned(),
+            max.cast_unsigned(),
+        );
+        let margin = SHORT3_MARGIN.cast_unsigned();
+        (
+            prev <= u64::MAX - margin,
+            prev >= min && prev.saturating_add(margin) <= max,
+        )
+    };
+    if fits_short3(cont, last) && room {
+        return if inside {
+            // SAFETY: forwarded contract; lengths and `prev` checked above.
+            unsafe { short3::<SIGNED, false>(p, cont, last, count, prev, min, max, out) }
+        } else {
+            // SAFETY: forwarded contract; lengths and `prev` checked above.
+            unsafe { short3::<SIGNED, true>(p, cont, last, count, prev, min, max, out) }
+        };
+    }
+    if full {
+        // SAFETY: forwarded contract.
+        unsafe { short9::<SIGNED, false>(p, cont, last, count, prev, min, max, out) }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { short9::<SIGNED, true>(p, cont, last, count, prev, min, max, out) }
+    }
+}
+
+/// The stream loops behind [`Block::wide`]: [`Wide3`] when
 /// the first chunk's varints are all 1..=3 bytes, else [`Wide9`], each compiled for whether
 /// bounds are checked (not for the full range of the type, `full`) and zero bytes matter.
 ///
 /// # Safety
-/// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+/// The contract of [`Block::wide`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn wide<const SIGNED: bool>(
@@ -319,7 +288,7 @@ static NEXT2: [u8; 64] = shifted_index(2);
 /// block can produce (within [`SHORT3_MARGIN`] of `prev`) inside the bounds.
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`], with every varint 1..=3 bytes and `prev` at least
+/// The contract of [`Block::short`], with every varint 1..=3 bytes and `prev` at least
 /// [`SHORT3_MARGIN`] from the limits (so the running sum cannot overflow); AVX-512
 /// F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline]
@@ -532,7 +501,7 @@ static LANE_OF_BYTE: [u8; 64] = lane_of_byte();
 /// per-varint path.
 ///
 /// # Safety
-/// The contract of [`Block::short_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+/// The contract of [`Block::short`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
 #[allow(clippy::too_many_arguments)]
@@ -804,7 +773,7 @@ trait ChunkDecoder {
     unsafe fn decode(&self, chunk: &Chunk, prevv: __m512i, out: *mut i64) -> Option<__m512i>;
 }
 
-/// The stream loop behind [`Block::wide_u64`] / [`Block::wide_zigzag`]: 64-byte chunks at
+/// The stream loop behind [`Block::wide`]: 64-byte chunks at
 /// fixed strides from `p`, so the next chunk's load and masks never wait on where the current
 /// varints end. A chunk owns the varints that start in it (the last may run into the next
 /// chunk: both are passed on); one that starts inside a varint skips it by the carried
@@ -813,7 +782,7 @@ trait ChunkDecoder {
 /// values do not fit in `out`, and returns at that chunk's first varint start.
 ///
 /// # Safety
-/// The contract of [`Block::wide_u64`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
+/// The contract of [`Block::wide`]; AVX-512 F/BW/VBMI/VBMI2 and AVX2 present.
 // Not inlined: inlined into the callers' loops, its constants spilled to the stack and
 // `mixed_1_9` ran 6% slower (86 -> 92 us).
 #[inline(never)]
@@ -1030,7 +999,7 @@ unsafe fn masks(p: *const u8) -> Masks {
 /// deltas (as `i64` bit patterns) and unsigned bounds.
 ///
 /// # Safety
-/// The contract of [`Block::ones_u64`] / [`Block::ones_zigzag`]; AVX-512F and AVX2 present.
+/// The contract of [`Block::ones`]; AVX-512F and AVX2 present.
 #[inline]
 #[target_feature(enable = "avx2,avx512f")]
 unsafe fn ones<const SIGNED: bool>(
@@ -1069,103 +1038,42 @@ unsafe fn ones<const SIGNED: bool>(
     (groups, _mm_cvtsi128_si64(_mm512_castsi512_si128(prevv)))
 }
 
-/// AVX-512 [`scalar::delta_decode_u64`].
+/// AVX-512 [`scalar::delta_decode`](crate::arch::scalar::delta_decode) in mode `M`, without
+/// VBMI2.
 ///
 /// # Safety
 /// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(crate) unsafe fn delta_decode_u64(
+pub(super) unsafe fn delta_decode<M: DeltaMode>(
     bytes: &[u8],
     format: VarintFormat,
-    prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
-    if super::has_vbmi2() {
-        // SAFETY: features (caller) + VBMI/VBMI2 (checked).
-        return unsafe { delta_u64_vbmi2(bytes, format, prev, min, max, out) };
-    }
-    if super::pext_is_fast() {
-        // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_u64::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: features (caller).
-        unsafe { varint::delta_u64::<Avx512<false>, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: features (caller), BMI2 among them.
+    unsafe { varint::delta::<Avx512<true>, M, true>(bytes, format, prev, min, max, out) }
 }
 
-/// AVX-512 [`scalar::delta_decode_zigzag`].
-///
-/// # Safety
-/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(crate) unsafe fn delta_decode_zigzag(
-    bytes: &[u8],
-    format: VarintFormat,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    if super::has_vbmi2() {
-        // SAFETY: features (caller) + VBMI/VBMI2 (checked).
-        return unsafe { delta_zigzag_vbmi2(bytes, format, prev, min, max, out) };
-    }
-    if super::pext_is_fast() {
-        // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_zigzag::<Avx512<true>, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: features (caller).
-        unsafe { varint::delta_zigzag::<Avx512<false>, false>(bytes, format, prev, min, max, out) }
-    }
-}
-
-/// [`delta_decode_u64`] with the VBMI2 short-varint block path.
+/// [`delta_decode`] with the VBMI2 stream loops and whole-block gathers.
 ///
 /// # Safety
 /// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
-unsafe fn delta_u64_vbmi2(
+pub(super) unsafe fn delta_vbmi2<M: DeltaMode>(
     bytes: &[u8],
     format: VarintFormat,
-    prev: u64,
-    min: u64,
-    max: u64,
-    out: &mut [u64],
+    prev: M::Value,
+    min: M::Value,
+    max: M::Value,
+    out: &mut [M::Value],
 ) -> Result<usize> {
-    if super::pext_is_fast() {
-        // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_u64::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: features (caller).
-        unsafe { varint::delta_u64::<Avx512Vbmi2, false>(bytes, format, prev, min, max, out) }
-    }
+    // SAFETY: features (caller), BMI2 among them.
+    unsafe { varint::delta::<Avx512Vbmi2, M, true>(bytes, format, prev, min, max, out) }
 }
 
-/// [`delta_decode_zigzag`] with the VBMI2 short-varint block path.
-///
-/// # Safety
-/// AVX-512 F/BW/VL/VBMI/VBMI2, AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2")]
-unsafe fn delta_zigzag_vbmi2(
-    bytes: &[u8],
-    format: VarintFormat,
-    prev: i64,
-    min: i64,
-    max: i64,
-    out: &mut [i64],
-) -> Result<usize> {
-    if super::pext_is_fast() {
-        // SAFETY: features (caller), PEXT fast (checked).
-        unsafe { varint::delta_zigzag::<Avx512Vbmi2, true>(bytes, format, prev, min, max, out) }
-    } else {
-        // SAFETY: features (caller).
-        unsafe { varint::delta_zigzag::<Avx512Vbmi2, false>(bytes, format, prev, min, max, out) }
-    }
-}
-
-/// AVX-512 [`scalar::count_uvarints`].
+/// AVX-512 [`scalar::count_uvarints`](crate::arch::scalar::count_uvarints).
 ///
 /// # Safety
 /// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
@@ -1173,306 +1081,6 @@ unsafe fn delta_zigzag_vbmi2(
 pub(crate) unsafe fn count_uvarints(bytes: &[u8], format: VarintFormat) -> Result<usize> {
     // SAFETY: features (caller).
     unsafe { varint::count::<Avx512<false>>(bytes, format) }
-}
-
-/// Loads a 64-byte table row.
-///
-/// # Safety
-/// AVX-512F present.
-#[inline]
-#[target_feature(enable = "avx512f")]
-unsafe fn load64(row: &[u8; 64]) -> __m512i {
-    // SAFETY: `row` is exactly 64 readable bytes.
-    unsafe { _mm512_loadu_si512(row.as_ptr().cast()) }
-}
-
-/// Per-width constants of the VBMI unpackers.
-struct Vbmi {
-    idx_a: __m512i,
-    idx_b: __m512i,
-    shift: __m512i,
-    back: __m512i,
-    mask: __m512i,
-    two: bool,
-}
-
-impl Vbmi {
-    /// Constants for 16 `u32` values per group.
-    ///
-    /// # Safety
-    /// AVX-512F present.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn u32x16(width: usize) -> Vbmi {
-        let [a, b] = U32X16.get(width).copied().unwrap_or([[0; 64]; 2]);
-        let shifts = U32X16_SHIFT.get(width).copied().unwrap_or([0; 16]);
-        // SAFETY: AVX-512F (caller).
-        let (idx_a, idx_b, shift) = unsafe {
-            (
-                load64(&a),
-                load64(&b),
-                load64(bytemuck::cast_ref::<[u32; 16], [u8; 64]>(&shifts)),
-            )
-        };
-        Vbmi {
-            idx_a,
-            idx_b,
-            shift,
-            back: _mm512_sub_epi32(_mm512_set1_epi32(8), shift),
-            mask: _mm512_set1_epi32(scalar::low_mask(width as u32) as u32 as i32),
-            two: width > 25,
-        }
-    }
-
-    /// Constants for 8 `u64` values per group.
-    ///
-    /// # Safety
-    /// AVX-512F present.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn u64x8(width: usize) -> Vbmi {
-        let [a, b] = U64X8.get(width).copied().unwrap_or([[0; 64]; 2]);
-        let shifts = U64X8_SHIFT.get(width).copied().unwrap_or([0; 8]);
-        // SAFETY: AVX-512F (caller).
-        let (idx_a, idx_b, shift) = unsafe {
-            (
-                load64(&a),
-                load64(&b),
-                load64(bytemuck::cast_ref::<[u64; 8], [u8; 64]>(&shifts)),
-            )
-        };
-        Vbmi {
-            idx_a,
-            idx_b,
-            shift,
-            back: _mm512_sub_epi64(_mm512_set1_epi64(8), shift),
-            mask: _mm512_set1_epi64(scalar::low_mask(width as u32) as i64),
-            two: width > 57,
-        }
-    }
-}
-
-/// AVX-512 [`scalar::unpack_u32`] (VBMI where present, otherwise the AVX2 kernel).
-///
-/// # Safety
-/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(crate) unsafe fn unpack_u32(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
-    if !super::has_vbmi() {
-        // SAFETY: AVX2 + BMI2 (caller).
-        return unsafe { avx2::unpack_u32(bytes, width, start, out) };
-    }
-    // SAFETY: AVX-512 F/BW/VL + VBMI (checked above).
-    unsafe { unpack_u32_vbmi(bytes, width, start, out) }
-}
-
-/// # Safety
-/// AVX-512 F/BW/VL/VBMI present.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-unsafe fn unpack_u32_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u32]) {
-    let w = width as usize;
-    // Width 32 is a copy of little-endian words, which the reference does with `memcpy`.
-    if w == 0 || w >= 32 || out.len() < 32 || !bit_range_fits(width, start, out.len()) {
-        return scalar::unpack_u32(bytes, width, start, out);
-    }
-    let head = ((8 - start % 8) % 8).min(out.len());
-    let (head_out, body) = out.split_at_mut(head);
-    scalar::unpack_u32(bytes, width, start, head_out);
-    let first = start + head;
-    // SAFETY: AVX-512F (caller).
-    let c = unsafe { Vbmi::u32x16(w) };
-    let dst = body.as_mut_ptr();
-    let done = if w <= 15 {
-        // Small widths: several groups of 16 values (`2 * w` bytes each) per 64-byte load,
-        // group `g`'s gather indices moved up by its `2 * g * w` bytes; the shifts repeat
-        // because 16 values end on a byte boundary. Largest index: `2 * (k - 1) * w + 15 * w
-        // / 8 + 3`, at most 34 (k = 4, w <= 4) or 61 (k = 2, w <= 15), so none wraps.
-        if w <= 4 {
-            // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
-            unsafe { unpack_multi::<4>(bytes, w, first, body, &c) }
-        } else {
-            // SAFETY: AVX-512 F/BW/VBMI (caller); `c` is `u32x16(w)` with one gather (w <= 25).
-            unsafe { unpack_multi::<2>(bytes, w, first, body, &c) }
-        }
-    } else if c.two && pair_fits(w) {
-        // Widths 26..=30: one gather and a bit-field select per 16 values instead of two
-        // gathers, two shifts and an OR.
-        let [idx, ctrl] = U32X16_PAIRS.get(w).copied().unwrap_or([[0; 64]; 2]);
-        // SAFETY: AVX-512F (caller); the tables are 64 bytes each.
-        let (idx, ctrl) = unsafe { (load64(&idx), load64(&ctrl)) };
-        for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
-            // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16
-            // values left in `body`; AVX-512 F/VBMI (caller).
-            unsafe {
-                let x = _mm512_loadu_si512(src.cast());
-                let r = _mm512_multishift_epi64_epi8(ctrl, _mm512_permutexvar_epi8(idx, x));
-                _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
-            }
-        })
-    } else {
-        for_groups(bytes, w, first, body.len(), 16, 64, |src, i| {
-            // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 16
-            // values left in `body`; AVX-512 F/VBMI (caller).
-            unsafe {
-                let x = _mm512_loadu_si512(src.cast());
-                let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c.idx_a, x), c.shift);
-                if c.two {
-                    let b = _mm512_permutexvar_epi8(c.idx_b, x);
-                    r = _mm512_or_si512(r, _mm512_sllv_epi32(b, c.back));
-                }
-                _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
-            }
-        })
-    };
-    let tail = body.get_mut(done..).unwrap_or_default();
-    scalar::unpack_u32(bytes, width, first + done, tail);
-}
-
-/// Unpacks `K` groups of 16 `u32` values per 64-byte load into `body` (values from `first`,
-/// a multiple of 8) for widths with one gather per value and `2 * (K - 1) * w + 15 * w / 8 + 3
-/// < 64`; returns how many values were done (a multiple of `16 * K`).
-///
-/// # Safety
-/// AVX-512 F/BW/VBMI present; `c` is `Vbmi::u32x16(w)` with `!c.two`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-unsafe fn unpack_multi<const K: usize>(
-    bytes: &[u8],
-    w: usize,
-    first: usize,
-    body: &mut [u32],
-    c: &Vbmi,
-) -> usize {
-    let mut idx = [c.idx_a; K];
-    for (g, slot) in idx.iter_mut().enumerate() {
-        *slot = _mm512_add_epi8(c.idx_a, _mm512_set1_epi8((2 * g * w) as i8));
-    }
-    let dst = body.as_mut_ptr();
-    for_groups(bytes, w, first, body.len(), 16 * K, 64, |src, i| {
-        // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with `16 * K`
-        // values left in `body`; AVX-512 F/VBMI (caller).
-        unsafe {
-            let x = _mm512_loadu_si512(src.cast());
-            for (g, &ix) in idx.iter().enumerate() {
-                let r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(ix, x), c.shift);
-                _mm512_storeu_si512(dst.add(i + 16 * g).cast(), _mm512_and_si512(r, c.mask));
-            }
-        }
-    })
-}
-
-/// AVX-512 [`scalar::unpack_u64`] (VBMI where present, otherwise the AVX2 kernel).
-///
-/// # Safety
-/// AVX-512 F/BW/VL, AVX2, BMI1, BMI2 and POPCNT are present.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512bw,avx512vl")]
-pub(crate) unsafe fn unpack_u64(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
-    if !super::has_vbmi() {
-        // SAFETY: AVX2 + BMI2 (caller).
-        return unsafe { avx2::unpack_u64(bytes, width, start, out) };
-    }
-    // SAFETY: AVX-512 F/BW/VL + VBMI (checked above).
-    unsafe { unpack_u64_vbmi(bytes, width, start, out) }
-}
-
-/// # Safety
-/// AVX-512 F/BW/VL/VBMI present.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-unsafe fn unpack_u64_vbmi(bytes: &[u8], width: u32, start: usize, out: &mut [u64]) {
-    let w = width as usize;
-    if w == 0 || w > 64 || out.len() < 16 || !bit_range_fits(width, start, out.len()) {
-        return scalar::unpack_u64(bytes, width, start, out);
-    }
-    let head = ((8 - start % 8) % 8).min(out.len());
-    let (head_out, body) = out.split_at_mut(head);
-    scalar::unpack_u64(bytes, width, start, head_out);
-    let first = start + head;
-    // SAFETY: AVX-512F (caller).
-    let c = unsafe { Vbmi::u64x8(w) };
-    let dst = body.as_mut_ptr();
-    let done = for_groups(bytes, w, first, body.len(), 8, 64, |src, i| {
-        // SAFETY: `for_groups` hands out `src` with 64 readable bytes and `i` with 8 values
-        // left in `body`; AVX-512 F/VBMI (caller).
-        unsafe {
-            let x = _mm512_loadu_si512(src.cast());
-            let mut r = _mm512_srlv_epi64(_mm512_permutexvar_epi8(c.idx_a, x), c.shift);
-            if c.two {
-                let b = _mm512_permutexvar_epi8(c.idx_b, x);
-                r = _mm512_or_si512(r, _mm512_sllv_epi64(b, c.back));
-            }
-            _mm512_storeu_si512(dst.add(i).cast(), _mm512_and_si512(r, c.mask));
-        }
-    });
-    let tail = body.get_mut(done..).unwrap_or_default();
-    scalar::unpack_u64(bytes, width, first + done, tail);
-}
-
-/// [`scalar::check_lengths`] vectorised with 512-bit registers.
-///
-/// # Safety
-/// AVX-512F is present.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-pub(crate) unsafe fn check_lengths(
-    chunk: &[i64],
-    min_real: i64,
-    floor: i64,
-) -> scalar::LengthCheck {
-    scalar::check_lengths_body(chunk, min_real, floor)
-}
-
-/// [`scalar::merge_layer`] with 512-bit registers: eight offsets per step from an
-/// in-register prefix sum (`valignq`), slots updated with masked stores.
-///
-/// # Safety
-/// AVX-512 F is present.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-pub(crate) unsafe fn merge_layer(
-    entries: &[i64],
-    record: u64,
-    tag: u64,
-    slot_entries: &mut [i64],
-    slot_offsets: &mut [u64],
-    slot_tags: &mut [u64],
-) -> scalar::LayerStep {
-    let n = scalar::merge_layer_len(entries, slot_entries, slot_offsets, slot_tags);
-    let zero = _mm512_setzero_si512();
-    let minus_one = _mm512_set1_epi64(-1);
-    let tags = _mm512_set1_epi64(tag.cast_signed());
-    let top = _mm512_set1_epi64(7);
-    let mut carry = _mm512_set1_epi64(record.cast_signed());
-    let mut open: __mmask8 = 0;
-    let mut i = 0;
-    while i + 8 <= n {
-        // SAFETY: `i + 8 <= n`, and `n` is at most every slice's length.
-        unsafe {
-            let e = _mm512_loadu_si512(entries.as_ptr().add(i).cast());
-            let real = _mm512_max_epi64(e, zero);
-            let mut sum = _mm512_add_epi64(real, _mm512_alignr_epi64::<7>(real, zero));
-            sum = _mm512_add_epi64(sum, _mm512_alignr_epi64::<6>(sum, zero));
-            sum = _mm512_add_epi64(sum, _mm512_alignr_epi64::<4>(sum, zero));
-            let offsets = _mm512_add_epi64(carry, _mm512_sub_epi64(sum, real));
-            carry = _mm512_add_epi64(carry, _mm512_permutexvar_epi64(top, sum));
-            let se = slot_entries.as_mut_ptr().add(i);
-            let old = _mm512_loadu_si512(se.cast());
-            let take = _mm512_cmplt_epi64_mask(old, minus_one);
-            _mm512_mask_storeu_epi64(se, take, e);
-            _mm512_mask_storeu_epi64(slot_offsets.as_mut_ptr().add(i).cast(), take, offsets);
-            _mm512_mask_storeu_epi64(slot_tags.as_mut_ptr().add(i).cast(), take, tags);
-            let entry = _mm512_mask_blend_epi64(take, old, e);
-            open |= _mm512_cmplt_epi64_mask(entry, minus_one);
-        }
-        i += 8;
-    }
-    let record = _mm_cvtsi128_si64(_mm512_castsi512_si128(carry)).cast_unsigned();
-    scalar::merge_layer_tail(
-        entries,
-        record,
-        tag,
-        slot_entries,
-        slot_offsets,
-        slot_tags,
-        (i, n),
-        open != 0,
-    )
 }
 
 #[cfg(test)]
