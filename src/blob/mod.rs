@@ -39,7 +39,9 @@ mod table;
 mod writer;
 
 pub use descriptor::{BlobDescriptor, DESCRIPTOR_MAGIC};
-pub use file::{BlobFile, CrcCoverage, Expected, Rows, Selection, VerifyReport};
+pub use file::{
+    BlobFile, BlobOptions, CrcCoverage, Expected, FileFacts, Rows, Selection, VerifyReport,
+};
 pub use merge::{
     FallbackMerge, LayerFile, MergeOptions, MergedBatch, MergedRow, DEFAULT_MAX_LAYERS,
 };

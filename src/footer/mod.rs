@@ -52,7 +52,7 @@ pub use page::{ArrayPage, EncodingHeader, MetadataPageHeader};
 pub use page_index::{ColumnIndex, DictionaryPages, OffsetIndex};
 pub use schema::{FileMetadata, Leaf, Leaves, Schema, SchemaElement, MAX_SCHEMA_DEPTH};
 pub use stats::{Bound, StatArrays, Statistics};
-pub use view::{ChunkPlacement, Limits, ModularFooter, PlacementArrays};
+pub use view::{ChunkPlacement, FooterOptions, Limits, ModularFooter, PlacementArrays};
 #[cfg(feature = "alloc")]
 pub use writer::{
     encode_page, ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput,

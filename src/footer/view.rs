@@ -50,6 +50,15 @@ impl Default for Limits {
     }
 }
 
+/// How [`ModularFooter::parse_with`] opens a footer. Build it with `..Default::default()`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FooterOptions {
+    /// The absolute file offset of the window's first byte (0: the window is the whole file).
+    pub origin: u64,
+    /// Limits checked before any work proportional to declared sizes.
+    pub limits: Limits,
+}
+
 /// The nine placement arrays (all required), for bulk reads through the unpack kernels
 /// ([`ArrayPage::unpack_u64`]); all are dense, chunk arrays over `K = C * G` (column-major),
 /// `first_dictionary_page` over `K + 1`, `physical_type` over `C`.
@@ -117,6 +126,32 @@ pub struct ModularFooter<'a> {
 }
 
 impl<'a> ModularFooter<'a> {
+    /// Opens the footer of a file whose bytes are all of `window` (origin 0), with default
+    /// [`Limits`].
+    ///
+    /// ```
+    /// use lakecore::footer::ModularFooter;
+    /// use lakecore::ErrorKind;
+    /// let e = ModularFooter::parse(b"PAR1....PAR1").unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 8));
+    /// ```
+    pub fn parse(window: &'a [u8]) -> Result<Self> {
+        Self::with_limits(window, 0, Limits::default())
+    }
+
+    /// Opens the footer in `window` with `options` (where the window starts, limits).
+    ///
+    /// ```
+    /// use lakecore::footer::{FooterOptions, Limits, ModularFooter};
+    /// use lakecore::ErrorKind;
+    /// let options = FooterOptions { origin: 100, limits: Limits { max_depth: 8, ..Limits::default() } };
+    /// let e = ModularFooter::parse_with(b"PAR1....PAR1", &options).unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 108));
+    /// ```
+    pub fn parse_with(window: &'a [u8], options: &FooterOptions) -> Result<Self> {
+        Self::with_limits(window, options.origin, options.limits)
+    }
+
     /// Opens the footer of a file whose last `window.len()` bytes are `window`, which starts
     /// at absolute offset `origin`, with default [`Limits`].
     ///
