@@ -39,7 +39,7 @@ enum Want {
 }
 
 fn rows_of(bytes: &[u8]) -> Vec<Row<'_>> {
-    let file = BlobFile::new(bytes).unwrap();
+    let file = BlobFile::parse(bytes).unwrap();
     let rows: Vec<Row> = file.iter().collect();
     assert_eq!(rows.len() as u64, file.rows());
     rows
@@ -103,7 +103,7 @@ fn g3_zero_length_value() {
 #[test]
 fn d1_zero_rows() {
     flat_case("D1", &[]);
-    assert_eq!(BlobFile::new(&golden("D1")).unwrap().rows(), 0);
+    assert_eq!(BlobFile::parse(&golden("D1")).unwrap().rows(), 0);
 }
 
 #[test]
@@ -127,12 +127,12 @@ fn d4_placeholder_then_value() {
 fn golden_vectors_verify_with_full_crc() {
     for label in ["G1", "G2", "G3", "G4", "G5", "D4"] {
         let bytes = golden(label);
-        let report = BlobFile::new(&bytes).unwrap().verify().unwrap();
+        let report = BlobFile::parse(&bytes).unwrap().verify().unwrap();
         assert_eq!(report.coverage(), CrcCoverage::Full, "{label}");
     }
     for label in ["D1", "D2", "D3"] {
         let bytes = golden(label);
-        let report = BlobFile::new(&bytes).unwrap().verify().unwrap();
+        let report = BlobFile::parse(&bytes).unwrap().verify().unwrap();
         assert_eq!(report.coverage(), CrcCoverage::NoRecords, "{label}");
     }
 }

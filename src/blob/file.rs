@@ -41,7 +41,7 @@ pub struct BlobOptions {
 /// use lakecore::ErrorKind;
 /// // Golden vector D3: three placeholder rows.
 /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01];
-/// let file = BlobFile::new(&bytes)?;
+/// let file = BlobFile::parse(&bytes)?;
 /// assert_eq!((file.rows(), file.placeholders()), (3, 3));
 /// let expect = Expected { row_count: Some(4), file_size: None };
 /// let e = BlobFile::with_expected(&bytes, expect).unwrap_err();
@@ -200,7 +200,7 @@ impl<'a> BlobFile<'a> {
     /// ```
     /// use lakecore::blob::{BlobFile, Row, RowRange};
     /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]; // D3
-    /// let file = BlobFile::new(&bytes)?;
+    /// let file = BlobFile::parse(&bytes)?;
     /// let picked: Vec<(u64, Row)> = file.select(&[RowRange::single(2)])?.collect();
     /// assert_eq!(picked, [(2, Row::Placeholder)]);
     /// assert!(file.select(&[RowRange::new(1, 3)]).is_err());
@@ -227,7 +227,7 @@ impl<'a> BlobFile<'a> {
     /// // Golden vector G3: one zero-length value, CRC over magic, payload and length.
     /// let bytes = [0xcf, 0x11, 0x4e, 0x58, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x53, 0x7f, 0xdf, 0x03,
     ///              0x20, 0x01, 0, 0, 0, 0x01];
-    /// let report = BlobFile::new(&bytes)?.verify()?;
+    /// let report = BlobFile::parse(&bytes)?.verify()?;
     /// assert_eq!(report.coverage(), CrcCoverage::Full);
     /// # Ok::<(), lakecore::Error>(())
     /// ```

@@ -28,7 +28,7 @@
 //! let mut file = b"PAR1".to_vec();
 //! file.resize(94, 0); // the data pages
 //! input.write(&mut file).unwrap();
-//! let footer = ModularFooter::new(&file, 0).unwrap();
+//! let footer = ModularFooter::parse(&file).unwrap();
 //! assert_eq!(footer.chunk_placement(0, 0).unwrap().data_page_offset, 4);
 //! # }
 //! ```

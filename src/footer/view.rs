@@ -1,6 +1,6 @@
 //! [`ModularFooter`]: the validated view over a byte window that ends at the end of the file.
 //!
-//! [`ModularFooter::new`] reads the trailer, the root, the module directory, every descriptor
+//! [`ModularFooter::parse`] reads the trailer, the root, the module directory, every descriptor
 //! and the header of every FILE page (a fixed number: at most 9 + 7 + 1 + 1), and checks all
 //! structural rules: counts, sums, unique module kinds, ranges inside the file and before the
 //! root, no overlaps, value types, domains, required arrays, exact lengths. This work does
@@ -158,7 +158,7 @@ impl<'a> ModularFooter<'a> {
     /// ```
     /// use lakecore::footer::ModularFooter;
     /// use lakecore::ErrorKind;
-    /// let e = ModularFooter::new(b"PAR1....PAR1", 0).unwrap_err();
+    /// let e = ModularFooter::parse(b"PAR1....PAR1").unwrap_err();
     /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 8));
     /// ```
     pub fn new(window: &'a [u8], origin: u64) -> Result<Self> {
@@ -516,7 +516,7 @@ impl<'a> ModularFooter<'a> {
     /// let mut file = b"PAR1".to_vec();
     /// file.resize(94, 0); // the data pages
     /// input.write(&mut file)?;
-    /// let footer = ModularFooter::new(&file, 0)?;
+    /// let footer = ModularFooter::parse(&file)?;
     /// let schema = footer.schema()?;
     /// assert_eq!(schema.num_leaves()?, 1);
     /// let leaf = schema.leaves().next().unwrap()?;
@@ -553,7 +553,7 @@ impl<'a> ModularFooter<'a> {
     /// let mut file = b"PAR1".to_vec();
     /// file.resize(94, 0); // the data pages
     /// input.write(&mut file)?;
-    /// let footer = ModularFooter::new(&file, 0)?;
+    /// let footer = ModularFooter::parse(&file)?;
     /// footer.validate()?; // every array's value-level rules
     /// assert_eq!(footer.chunk_placement(0, 0)?.total_compressed_size, 90);
     /// # Ok::<(), lakecore::Error>(())
