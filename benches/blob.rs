@@ -34,12 +34,12 @@ fn layer(rows: u64, keep: u64, seed: u64) -> Vec<u8> {
 
 fn validation(c: &mut Criterion) {
     let bytes = layer(ROWS, 1, 1);
-    let file = BlobFile::new(&bytes).unwrap();
+    let file = BlobFile::parse(&bytes).unwrap();
     let index = file.index_bytes();
     let mut g = c.benchmark_group("blob_validate_1M_rows");
     g.throughput(Throughput::Elements(ROWS));
     g.bench_function("BlobFile::new", |b| {
-        b.iter(|| BlobFile::new(black_box(&bytes)).unwrap().rows())
+        b.iter(|| BlobFile::parse(black_box(&bytes)).unwrap().rows())
     });
     // Baseline: the index decode alone through the bulk varint path.
     let mut out = vec![0i64; ROWS as usize];
@@ -68,7 +68,7 @@ fn merge(c: &mut Criterion) {
         .iter()
         .enumerate()
         .map(|(i, bytes)| LayerFile {
-            file: BlobFile::new(bytes).unwrap(),
+            file: BlobFile::parse(bytes).unwrap(),
             first_row_id: 0,
             max_sequence_number: i as i64 + 1,
         })
@@ -126,7 +126,7 @@ fn verify(c: &mut Criterion) {
         w.put_value(&payload).unwrap();
     }
     let bytes = w.finish().unwrap();
-    let file = BlobFile::new(&bytes).unwrap();
+    let file = BlobFile::parse(&bytes).unwrap();
     let mut g = c.benchmark_group("blob_verify_256MiB");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(bytes.len() as u64));

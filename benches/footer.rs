@@ -114,7 +114,7 @@ fn placement_only(c: usize, g: usize) -> Vec<u8> {
 }
 
 fn read_one_column(file: &[u8], column: u32) -> u64 {
-    let f = ModularFooter::new(file, 0).unwrap();
+    let f = ModularFooter::parse(file).unwrap();
     let mut sum = 0;
     for g in 0..f.num_row_groups() {
         let p = f.chunk_placement(column, g).unwrap();
@@ -129,7 +129,7 @@ fn bench(c: &mut Criterion) {
     let (start, len) = standard_footer_range(&standard).unwrap();
     let footer_bytes = &standard[start..start + len];
     let modular = convert(&standard).unwrap();
-    let mf = ModularFooter::new(&modular, 0).unwrap();
+    let mf = ModularFooter::parse(&modular).unwrap();
     let modular_meta = mf.file_len() - mf.metadata_start();
     // The peer decodes the same metadata: check one chunk agrees.
     let md = ParquetMetaDataReader::decode_metadata(footer_bytes).unwrap();
@@ -157,7 +157,7 @@ fn bench(c: &mut Criterion) {
         BenchmarkId::new("modular_open", format!("{columns}x{G}")),
         |b| {
             b.iter(|| {
-                ModularFooter::new(black_box(&modular), 0)
+                ModularFooter::parse(black_box(&modular))
                     .unwrap()
                     .num_rows()
             })
@@ -185,7 +185,7 @@ fn bench(c: &mut Criterion) {
             let k = columns * G as usize;
             let mut bufs = vec![vec![0u64; k + 1]; 7];
             b.iter(|| {
-                let f = ModularFooter::new(black_box(&modular), 0).unwrap();
+                let f = ModularFooter::parse(black_box(&modular)).unwrap();
                 let p = f.placement_arrays().unwrap();
                 let pages = [
                     p.data_page_offset,
@@ -217,7 +217,7 @@ fn bench(c: &mut Criterion) {
         ),
         |b| {
             b.iter(|| {
-                let f = ModularFooter::new(black_box(&modular), 0).unwrap();
+                let f = ModularFooter::parse(black_box(&modular)).unwrap();
                 let mut sum = 0u64;
                 for col in 0..f.num_columns() {
                     for g in 0..f.num_row_groups() {
@@ -231,7 +231,7 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(u64::from(G)));
     for cols in [1_000usize, 10_000, 100_000] {
         let file = placement_only(cols, G as usize);
-        let f = ModularFooter::new(&file, 0).unwrap();
+        let f = ModularFooter::parse(&file).unwrap();
         eprintln!(
             "placement-only footer {cols}x{G}: {} B",
             f.file_len() - f.metadata_start()

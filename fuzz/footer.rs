@@ -62,7 +62,7 @@ fn generated_footers_round_trip_and_mutations_never_panic() {
         .for_each(|(seed, c, g, flips)| {
             let (input, data_len) = random_input(*seed, u32::from(*c % 9), u32::from(*g % 6));
             let file = build(&input, data_len);
-            let f = ModularFooter::new(&file, 0).unwrap();
+            let f = ModularFooter::parse(&file).unwrap();
             check_against_input(&f, &input);
             let meta = file.len() - data_len;
             let mut m = file.clone();

@@ -125,7 +125,7 @@ fn sidecar_compact_partition_count_of_2_pow_31() {
         Sidecar::validate(&b, FACTS)
     });
     refused(ErrorKind::InvalidLength, COMPACT_REST, || {
-        Sidecar::validate_self_described(&b)
+        Sidecar::parse(&b)
     });
 }
 
@@ -383,7 +383,7 @@ fn blob_index_len_near_i32_max_and_negative() {
         let mut f = vec![0u8; 64];
         f.extend_from_slice(&index_len.to_le_bytes());
         f.push(1);
-        refused(ErrorKind::InvalidLength, 64, || BlobFile::new(&f));
+        refused(ErrorKind::InvalidLength, 64, || BlobFile::parse(&f));
     }
 }
 
@@ -391,15 +391,15 @@ fn blob_index_len_near_i32_max_and_negative() {
 fn blob_lengths_near_2_pow_60() {
     // One row of 2^60 bytes in a 2-byte data region.
     let f = blob(&[0, 0], &[1 << 60]);
-    refused(ErrorKind::OutOfBounds, 2, || BlobFile::new(&f));
+    refused(ErrorKind::OutOfBounds, 2, || BlobFile::parse(&f));
     // Deltas whose running value passes i64::MAX: 2^62 then +2^62. The index is decoded in
     // chunks and the delta overflow is reported (at the second entry, after the first
     // entry's 10 varint bytes) before the chunk's lengths are checked against the data.
     let f = blob(&[], &[1 << 62, 1 << 62]);
-    refused(ErrorKind::ArithmeticOverflow, 10, || BlobFile::new(&f));
+    refused(ErrorKind::ArithmeticOverflow, 10, || BlobFile::parse(&f));
     // -1 (null), then a delta of i64::MAX: the entry i64::MAX - 1 runs past the data.
     let f = blob(&[], &[-1, i64::MAX]);
-    refused(ErrorKind::OutOfBounds, 1, || BlobFile::new(&f));
+    refused(ErrorKind::OutOfBounds, 1, || BlobFile::parse(&f));
 }
 
 #[test]
@@ -410,7 +410,7 @@ fn blob_offsets_table_reserves_only_what_the_index_holds() {
     let mut deltas = vec![0i64; rows];
     deltas[0] = -2;
     let f = blob(&[], &deltas);
-    let file = BlobFile::new(&f).unwrap();
+    let file = BlobFile::parse(&f).unwrap();
     assert_eq!(file.rows(), rows as u64);
     let (table, a) = measure(|| file.offsets_table());
     let table = table.unwrap();
@@ -423,7 +423,7 @@ fn blob_offsets_table_reserves_only_what_the_index_holds() {
     f.extend_from_slice(&(3_000_000_000u32 as i32).to_le_bytes());
     f.push(1);
     refused(ErrorKind::InvalidLength, 16, || {
-        BlobFile::new(&f).and_then(|file| file.offsets_table().map(|t| t.len()))
+        BlobFile::parse(&f).and_then(|file| file.offsets_table().map(|t| t.len()))
     });
 }
 
@@ -497,13 +497,13 @@ fn root(g: i32, c: i32) -> Vec<u8> {
 #[test]
 fn footer_with_a_billion_cells() {
     let f = footer_file(&root(i32::MAX, i32::MAX));
-    refused(ErrorKind::LimitExceeded, 4, || ModularFooter::new(&f, 0));
+    refused(ErrorKind::LimitExceeded, 4, || ModularFooter::parse(&f));
     // 65,536 x 65,536 = 2^32 chunks: still refused before anything proportional to it.
     let f = footer_file(&root(1 << 16, 1 << 16));
-    refused(ErrorKind::LimitExceeded, 4, || ModularFooter::new(&f, 0));
+    refused(ErrorKind::LimitExceeded, 4, || ModularFooter::parse(&f));
     // Negative counts.
     let f = footer_file(&root(-1, 1));
-    let (r, a) = measure(|| ModularFooter::new(&f, 0));
+    let (r, a) = measure(|| ModularFooter::parse(&f));
     let e = r.unwrap_err();
     assert_eq!(e.kind, ErrorKind::InvalidLength, "{e:?}");
     assert_eq!(a.calls, 0);
@@ -523,7 +523,7 @@ fn footer_with_huge_list_sizes() {
     w.struct_end();
     let body = w.into_bytes();
     let f = footer_file(&body);
-    let (r, a) = measure(|| ModularFooter::new(&f, 0));
+    let (r, a) = measure(|| ModularFooter::parse(&f));
     let e = r.unwrap_err();
     assert_eq!(e.kind, ErrorKind::Truncated, "{e:?}");
     assert!(
@@ -544,7 +544,7 @@ fn footer_with_huge_list_sizes() {
     w.struct_end();
     let f = footer_file(&w.into_bytes());
     refused(ErrorKind::LimitExceeded, list_at, || {
-        ModularFooter::new(&f, 0)
+        ModularFooter::parse(&f)
     });
     // A list size beyond u32 (2^40) in the raw reader.
     let mut bytes = vec![0xf6]; // list of i64, long form
@@ -590,7 +590,7 @@ fn thrift_nesting_of_10_000_structs_and_lists() {
     let f = footer_file(&root);
     // Root = level 1 (byte 4), field 7's struct = level 2 (byte 7), level k at byte 5 + k.
     refused(ErrorKind::DepthLimit, 4 + 3 + (limit - 1), || {
-        ModularFooter::new(&f, 0)
+        ModularFooter::parse(&f)
     });
 }
 
@@ -624,7 +624,7 @@ fn sidecar_large_dictionary_duplicate_check_is_not_quadratic() {
         .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
         .collect();
     let (ok, _) = compact_dictionary(&values);
-    let s = Sidecar::validate_self_described(&ok).unwrap();
+    let s = Sidecar::parse(&ok).unwrap();
     assert_eq!(u64::from(s.partition_count()), n);
     // Duplicates: tuple 45,000 = tuple 7, tuple 30,000 = tuple 59,999 (a later original).
     values[45_000] = values[7];
@@ -634,7 +634,7 @@ fn sidecar_large_dictionary_duplicate_check_is_not_quadratic() {
     let first_repeat = values.iter().position(|v| !seen.insert(*v)).unwrap();
     assert_eq!(first_repeat, 45_000);
     let (dup, offsets) = compact_dictionary(&values);
-    let e = Sidecar::validate_self_described(&dup).unwrap_err();
+    let e = Sidecar::parse(&dup).unwrap_err();
     assert_eq!(
         (e.kind, e.offset),
         (ErrorKind::Duplicate, offsets[first_repeat])
@@ -692,7 +692,7 @@ fn blob_merge_with_more_layers_than_its_limit() {
     let bytes = [0x01, 0x01, 0, 0, 0, 0x01]; // one NULL row
     let mut files: Vec<LayerFile> = (0..1000)
         .map(|seq| LayerFile {
-            file: BlobFile::new(&bytes).unwrap(),
+            file: BlobFile::parse(&bytes).unwrap(),
             first_row_id: 0,
             max_sequence_number: seq,
         })

@@ -12,11 +12,21 @@ const FILE_RULES: Rules = Rules {
 
 /// What the caller knows about a file from elsewhere (e.g. Paimon's `DataFileMeta`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Expected {
+pub struct FileFacts {
     /// `DataFileMeta.row_count`: the index must hold exactly this many rows.
     pub row_count: Option<u64>,
     /// `DataFileMeta.file_size`: the bytes must be exactly this long.
     pub file_size: Option<u64>,
+}
+
+/// The former name of [`FileFacts`].
+pub type Expected = FileFacts;
+
+/// How [`BlobFile::parse_with`] opens a file. Build it with `..Default::default()`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlobOptions {
+    /// What the caller knows about the file; the default checks nothing extra.
+    pub expected: FileFacts,
 }
 
 /// A validated BLOB file over borrowed bytes.
@@ -31,7 +41,7 @@ pub struct Expected {
 /// use lakecore::ErrorKind;
 /// // Golden vector D3: three placeholder rows.
 /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01];
-/// let file = BlobFile::new(&bytes)?;
+/// let file = BlobFile::parse(&bytes)?;
 /// assert_eq!((file.rows(), file.placeholders()), (3, 3));
 /// let expect = Expected { row_count: Some(4), file_size: None };
 /// let e = BlobFile::with_expected(&bytes, expect).unwrap_err();
@@ -49,6 +59,34 @@ pub struct BlobFile<'a> {
 }
 
 impl<'a> BlobFile<'a> {
+    /// Opens `bytes` as a whole `.blob` file: the checks of [`new`](Self::new). Records are
+    /// not read; [`verify`](Self::verify) is the CRC pass.
+    ///
+    /// ```
+    /// use lakecore::blob::BlobFile;
+    /// // Golden vector D3: three placeholder rows.
+    /// let file = BlobFile::parse(&[0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01])?;
+    /// assert_eq!(file.rows(), 3);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
+    pub fn parse(bytes: &'a [u8]) -> Result<Self> {
+        Self::with_expected(bytes, FileFacts::default())
+    }
+
+    /// Opens `bytes` with `options`: the checks of [`with_expected`](Self::with_expected).
+    ///
+    /// ```
+    /// use lakecore::blob::{BlobFile, BlobOptions, FileFacts};
+    /// use lakecore::ErrorKind;
+    /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01];
+    /// let expected = FileFacts { row_count: Some(4), file_size: None };
+    /// let e = BlobFile::parse_with(&bytes, &BlobOptions { expected }).unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::Mismatch, 0));
+    /// ```
+    pub fn parse_with(bytes: &'a [u8], options: &BlobOptions) -> Result<Self> {
+        Self::with_expected(bytes, options.expected)
+    }
+
     /// Validates `bytes` as a whole `.blob` file.
     ///
     /// Errors (offsets are file offsets): [`ErrorKind::Truncated`] at the file size when it is
@@ -60,13 +98,13 @@ impl<'a> BlobFile<'a> {
     /// whose record runs past the data region; [`ErrorKind::TrailingBytes`] at the end of the
     /// last record when records do not reach the index.
     pub fn new(bytes: &'a [u8]) -> Result<Self> {
-        Self::with_expected(bytes, Expected::default())
+        Self::with_expected(bytes, FileFacts::default())
     }
 
     /// Validates like [`new`](Self::new) and checks what the caller knows:
     /// [`ErrorKind::Mismatch`] at the file size (checked first) or at the index start (row
     /// count).
-    pub fn with_expected(bytes: &'a [u8], expected: Expected) -> Result<Self> {
+    pub fn with_expected(bytes: &'a [u8], expected: FileFacts) -> Result<Self> {
         let size = bytes.len();
         if expected.file_size.is_some_and(|s| s != off(size)) {
             return Err(Error::new(ErrorKind::Mismatch, off(size)));
@@ -162,7 +200,7 @@ impl<'a> BlobFile<'a> {
     /// ```
     /// use lakecore::blob::{BlobFile, Row, RowRange};
     /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]; // D3
-    /// let file = BlobFile::new(&bytes)?;
+    /// let file = BlobFile::parse(&bytes)?;
     /// let picked: Vec<(u64, Row)> = file.select(&[RowRange::single(2)])?.collect();
     /// assert_eq!(picked, [(2, Row::Placeholder)]);
     /// assert!(file.select(&[RowRange::new(1, 3)]).is_err());
@@ -189,7 +227,7 @@ impl<'a> BlobFile<'a> {
     /// // Golden vector G3: one zero-length value, CRC over magic, payload and length.
     /// let bytes = [0xcf, 0x11, 0x4e, 0x58, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x53, 0x7f, 0xdf, 0x03,
     ///              0x20, 0x01, 0, 0, 0, 0x01];
-    /// let report = BlobFile::new(&bytes)?.verify()?;
+    /// let report = BlobFile::parse(&bytes)?.verify()?;
     /// assert_eq!(report.coverage(), CrcCoverage::Full);
     /// # Ok::<(), lakecore::Error>(())
     /// ```

@@ -187,8 +187,8 @@ impl<'a> Layer<'a> {
 /// ```
 /// use lakecore::blob::{BlobFile, FallbackMerge, LayerFile, MergeOptions};
 /// // seq 1: one NULL row at row ID 0; seq 2: one placeholder there (golden D2, D3-like).
-/// let old = BlobFile::new(&[0x01, 0x01, 0, 0, 0, 0x01])?;
-/// let new = BlobFile::new(&[0x03, 0x01, 0, 0, 0, 0x01])?;
+/// let old = BlobFile::parse(&[0x01, 0x01, 0, 0, 0, 0x01])?;
+/// let new = BlobFile::parse(&[0x03, 0x01, 0, 0, 0, 0x01])?;
 /// let mut files = [
 ///     LayerFile { file: old, first_row_id: 0, max_sequence_number: 1 },
 ///     LayerFile { file: new, first_row_id: 0, max_sequence_number: 2 },
@@ -619,8 +619,8 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
     /// new.put_null()?;
     /// let new = new.finish()?;
     /// let mut files = [
-    ///     LayerFile { file: BlobFile::new(&old)?, first_row_id: 10, max_sequence_number: 1 },
-    ///     LayerFile { file: BlobFile::new(&new)?, first_row_id: 10, max_sequence_number: 2 },
+    ///     LayerFile { file: BlobFile::parse(&old)?, first_row_id: 10, max_sequence_number: 1 },
+    ///     LayerFile { file: BlobFile::parse(&new)?, first_row_id: 10, max_sequence_number: 2 },
     /// ];
     /// let mut merge = FallbackMerge::new(&mut files, MergeOptions::default())?;
     /// let batch = merge.next_batch().unwrap()?;

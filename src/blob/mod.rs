@@ -19,7 +19,7 @@
 //!     0xcf, 0x11, 0x4e, 0x58, b'i', b'n', b'l', b'i', b'n', b'e', 0x16, 0, 0, 0, 0, 0, 0, 0,
 //!     0x29, 0x60, 0xc8, 0xe9, 0x2c, 0x2d, 0x01, 0x03, 0, 0, 0, 0x01,
 //! ];
-//! let file = BlobFile::new(&bytes)?;
+//! let file = BlobFile::parse(&bytes)?;
 //! assert_eq!(file.rows(), 3);
 //! let rows: Vec<Row> = file.iter().collect();
 //! assert_eq!(rows[0].payload(), Some(&b"inline"[..]));
@@ -39,7 +39,9 @@ mod table;
 mod writer;
 
 pub use descriptor::{BlobDescriptor, DESCRIPTOR_MAGIC};
-pub use file::{BlobFile, CrcCoverage, Expected, Rows, Selection, VerifyReport};
+pub use file::{
+    BlobFile, BlobOptions, CrcCoverage, Expected, FileFacts, Rows, Selection, VerifyReport,
+};
 pub use merge::{
     FallbackMerge, LayerFile, MergeOptions, MergedBatch, MergedRow, DEFAULT_MAX_LAYERS,
 };

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 /// ```
 /// use lakecore::blob::{BlobFile, Row};
 /// let bytes = [0x01, 0x01, 0x00, 0x00, 0x00, 0x01]; // D2: one NULL row
-/// let file = BlobFile::new(&bytes)?;
+/// let file = BlobFile::parse(&bytes)?;
 /// let table = file.offsets_table()?;
 /// assert_eq!(table.get(0), Some(Row::Null));
 /// assert_eq!(table.get(1), None);
@@ -29,7 +29,7 @@ impl<'a> BlobFile<'a> {
     /// ```
     /// use lakecore::blob::BlobFile;
     /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]; // D3: three placeholders
-    /// let table = BlobFile::new(&bytes)?.offsets_table()?;
+    /// let table = BlobFile::parse(&bytes)?.offsets_table()?;
     /// assert_eq!(table.len(), 3);
     /// assert_eq!(table.entry(2), Some((-2, 0))); // (bin_length, record offset)
     /// # Ok::<(), lakecore::Error>(())

@@ -91,7 +91,7 @@ pub enum CrcMode {
 /// w.put_placeholder()?;
 /// assert_eq!(w.position(), 22); // bytes of records so far
 /// let bytes = w.finish()?;
-/// let file = BlobFile::new(&bytes)?;
+/// let file = BlobFile::parse(&bytes)?;
 /// assert_eq!(file.iter().nth(2), Some(Row::Placeholder));
 /// # Ok::<(), lakecore::blob::WriteError<core::convert::Infallible>>(())
 /// ```
@@ -121,7 +121,7 @@ impl<S: BlobSink> BlobWriter<S> {
     ///     0xcf, 0x11, 0x4e, 0x58, b'i', b'n', b'l', b'i', b'n', b'e', 0x16, 0, 0, 0, 0, 0, 0, 0,
     ///     0x29, 0x60, 0xc8, 0xe9, 0x2c, 0x2d, 0x01, 0x03, 0, 0, 0, 0x01,
     /// ]);
-    /// let rows: Vec<Row> = BlobFile::new(&bytes)?.iter().collect();
+    /// let rows: Vec<Row> = BlobFile::parse(&bytes)?.iter().collect();
     /// assert_eq!(rows[1], Row::Null);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

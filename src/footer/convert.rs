@@ -51,7 +51,7 @@ use parquet::file::statistics::Statistics;
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let original = std::fs::read("table.parquet")?;
 /// let modular = lakecore::footer::convert(&original)?;
-/// let footer = lakecore::footer::ModularFooter::new(&modular, 0)?;
+/// let footer = lakecore::footer::ModularFooter::parse(&modular)?;
 /// println!("{} columns", footer.num_columns());
 /// # Ok(()) }
 /// ```
@@ -61,7 +61,7 @@ use parquet::file::statistics::Statistics;
 /// use lakecore::footer::ModularFooter;
 /// let standard = synthetic_standard_file(3, 2, 42); // 3 columns, 2 row groups
 /// let modular = convert(&standard)?;
-/// let footer = ModularFooter::new(&modular, 0)?;
+/// let footer = ModularFooter::parse(&modular)?;
 /// assert_eq!((footer.num_columns(), footer.num_row_groups()), (3, 2));
 /// footer.validate()?;
 /// # Ok::<(), lakecore::Error>(())
@@ -454,7 +454,7 @@ fn column_index(ci: &ColumnIndexMetaData, at: u64) -> Result<ColumnIndexInput> {
 /// ```
 /// let file = lakecore::footer::synthetic_standard_file(10, 2, 1);
 /// let modular = lakecore::footer::convert(&file).unwrap();
-/// let f = lakecore::footer::ModularFooter::new(&modular, 0).unwrap();
+/// let f = lakecore::footer::ModularFooter::parse(&modular).unwrap();
 /// assert_eq!((f.num_columns(), f.num_row_groups()), (10, 2));
 /// ```
 pub fn synthetic_standard_file(columns: usize, row_groups: usize, seed: u64) -> Vec<u8> {

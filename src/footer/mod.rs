@@ -28,7 +28,7 @@
 //! let mut file = b"PAR1".to_vec();
 //! file.resize(94, 0); // the data pages
 //! input.write(&mut file).unwrap();
-//! let footer = ModularFooter::new(&file, 0).unwrap();
+//! let footer = ModularFooter::parse(&file).unwrap();
 //! assert_eq!(footer.chunk_placement(0, 0).unwrap().data_page_offset, 4);
 //! # }
 //! ```
@@ -52,7 +52,7 @@ pub use page::{ArrayPage, EncodingHeader, MetadataPageHeader};
 pub use page_index::{ColumnIndex, DictionaryPages, OffsetIndex};
 pub use schema::{FileMetadata, Leaf, Leaves, Schema, SchemaElement, MAX_SCHEMA_DEPTH};
 pub use stats::{Bound, StatArrays, Statistics};
-pub use view::{ChunkPlacement, Limits, ModularFooter, PlacementArrays};
+pub use view::{ChunkPlacement, FooterOptions, Limits, ModularFooter, PlacementArrays};
 #[cfg(feature = "alloc")]
 pub use writer::{
     encode_page, ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput,

@@ -1,6 +1,6 @@
 //! [`ModularFooter`]: the validated view over a byte window that ends at the end of the file.
 //!
-//! [`ModularFooter::new`] reads the trailer, the root, the module directory, every descriptor
+//! [`ModularFooter::parse`] reads the trailer, the root, the module directory, every descriptor
 //! and the header of every FILE page (a fixed number: at most 9 + 7 + 1 + 1), and checks all
 //! structural rules: counts, sums, unique module kinds, ranges inside the file and before the
 //! root, no overlaps, value types, domains, required arrays, exact lengths. This work does
@@ -48,6 +48,15 @@ impl Default for Limits {
             max_depth: crate::codec::thrift::DEFAULT_MAX_DEPTH,
         }
     }
+}
+
+/// How [`ModularFooter::parse_with`] opens a footer. Build it with `..Default::default()`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FooterOptions {
+    /// The absolute file offset of the window's first byte (0: the window is the whole file).
+    pub origin: u64,
+    /// Limits checked before any work proportional to declared sizes.
+    pub limits: Limits,
 }
 
 /// The nine placement arrays (all required), for bulk reads through the unpack kernels
@@ -117,13 +126,39 @@ pub struct ModularFooter<'a> {
 }
 
 impl<'a> ModularFooter<'a> {
+    /// Opens the footer of a file whose bytes are all of `window` (origin 0), with default
+    /// [`Limits`].
+    ///
+    /// ```
+    /// use lakecore::footer::ModularFooter;
+    /// use lakecore::ErrorKind;
+    /// let e = ModularFooter::parse(b"PAR1....PAR1").unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 8));
+    /// ```
+    pub fn parse(window: &'a [u8]) -> Result<Self> {
+        Self::with_limits(window, 0, Limits::default())
+    }
+
+    /// Opens the footer in `window` with `options` (where the window starts, limits).
+    ///
+    /// ```
+    /// use lakecore::footer::{FooterOptions, Limits, ModularFooter};
+    /// use lakecore::ErrorKind;
+    /// let options = FooterOptions { origin: 100, limits: Limits { max_depth: 8, ..Limits::default() } };
+    /// let e = ModularFooter::parse_with(b"PAR1....PAR1", &options).unwrap_err();
+    /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 108));
+    /// ```
+    pub fn parse_with(window: &'a [u8], options: &FooterOptions) -> Result<Self> {
+        Self::with_limits(window, options.origin, options.limits)
+    }
+
     /// Opens the footer of a file whose last `window.len()` bytes are `window`, which starts
     /// at absolute offset `origin`, with default [`Limits`].
     ///
     /// ```
     /// use lakecore::footer::ModularFooter;
     /// use lakecore::ErrorKind;
-    /// let e = ModularFooter::new(b"PAR1....PAR1", 0).unwrap_err();
+    /// let e = ModularFooter::parse(b"PAR1....PAR1").unwrap_err();
     /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 8));
     /// ```
     pub fn new(window: &'a [u8], origin: u64) -> Result<Self> {
@@ -481,7 +516,7 @@ impl<'a> ModularFooter<'a> {
     /// let mut file = b"PAR1".to_vec();
     /// file.resize(94, 0); // the data pages
     /// input.write(&mut file)?;
-    /// let footer = ModularFooter::new(&file, 0)?;
+    /// let footer = ModularFooter::parse(&file)?;
     /// let schema = footer.schema()?;
     /// assert_eq!(schema.num_leaves()?, 1);
     /// let leaf = schema.leaves().next().unwrap()?;
@@ -518,7 +553,7 @@ impl<'a> ModularFooter<'a> {
     /// let mut file = b"PAR1".to_vec();
     /// file.resize(94, 0); // the data pages
     /// input.write(&mut file)?;
-    /// let footer = ModularFooter::new(&file, 0)?;
+    /// let footer = ModularFooter::parse(&file)?;
     /// footer.validate()?; // every array's value-level rules
     /// assert_eq!(footer.chunk_placement(0, 0)?.total_compressed_size, 90);
     /// # Ok::<(), lakecore::Error>(())

@@ -314,7 +314,7 @@ fn decompress(codec: Codec, data: &[u8], at: u64) -> Result<Cow<'_, [u8]>> {
 /// let manifest = std::fs::read(path).unwrap();
 /// let bytes = lakecore::paimon::manifest::build_from_manifest(&manifest, BuildSettings::default())?
 ///     ;
-/// let sidecar = Sidecar::validate_self_described(&bytes)?;
+/// let sidecar = Sidecar::parse(&bytes)?;
 /// assert_eq!((sidecar.block_count(), sidecar.entry_count()), (6, 364));
 /// assert_eq!(sidecar.manifest_length(), manifest.len() as u64);
 /// # Ok::<(), lakecore::Error>(())

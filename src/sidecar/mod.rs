@@ -75,6 +75,13 @@ pub struct ManifestFacts {
     pub entries: u64,
 }
 
+/// How [`Sidecar::parse_with`] opens a sidecar. Build it with `..Default::default()`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SidecarOptions {
+    /// What the caller knows about the manifest; `None` trusts the sidecar's own description.
+    pub facts: Option<ManifestFacts>,
+}
+
 /// A validated sidecar: borrowed bytes whose every container field, bound and payload frame
 /// has been checked once. Accessors never fail; coverage iterators check delta streams as
 /// they decode them.
@@ -95,6 +102,32 @@ pub struct Sidecar<'a> {
 }
 
 impl<'a> Sidecar<'a> {
+    /// Opens `bytes` as a self-described sidecar (no outside knowledge of the manifest); the
+    /// same checks as [`validate_self_described`](Self::validate_self_described).
+    ///
+    /// ```
+    /// use lakecore::sidecar::Sidecar;
+    /// use lakecore::ErrorKind;
+    /// assert_eq!(Sidecar::parse(b"AVRO").unwrap_err().kind, ErrorKind::BadMagic);
+    /// ```
+    pub fn parse(bytes: &'a [u8]) -> Result<Self> {
+        Self::validate_inner(bytes, None)
+    }
+
+    /// Opens `bytes` as a sidecar with `options`: with `facts`, the same checks as
+    /// [`validate`](Self::validate); without, as [`parse`](Self::parse).
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar, SidecarOptions};
+    /// use lakecore::ErrorKind;
+    /// let facts = ManifestFacts { length: 100, entries: 1 };
+    /// let options = SidecarOptions { facts: Some(facts), ..Default::default() };
+    /// assert_eq!(Sidecar::parse_with(b"AVRO", &options).unwrap_err().kind, ErrorKind::BadMagic);
+    /// ```
+    pub fn parse_with(bytes: &'a [u8], options: &SidecarOptions) -> Result<Self> {
+        Self::validate_inner(bytes, options.facts)
+    }
+
     /// Validates `bytes` as a sidecar of the manifest described by `facts`.
     ///
     /// Checks, in order: magic, layout (byte 4), size, checksum, version, the stored

@@ -152,7 +152,7 @@ impl<'a> Sidecar<'a> {
     }
 
     /// The checks of [`Sidecar::validate`] (`facts` known) and
-    /// [`Sidecar::validate_self_described`] (`facts` derived).
+    /// [`Sidecar::parse`] (`facts` derived).
     pub(super) fn validate_inner(bytes: &'a [u8], facts: Option<ManifestFacts>) -> Result<Self> {
         let (layout, body, stored) = Self::split(bytes)?;
         match layout {

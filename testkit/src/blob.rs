@@ -44,7 +44,7 @@ pub fn merge(specs: &[Spec], options: MergeOptions<'_>) -> Result<Vec<Out>, lake
         .iter()
         .zip(&bytes)
         .map(|((seq, first, _), b)| LayerFile {
-            file: BlobFile::new(b).unwrap(),
+            file: BlobFile::parse(b).unwrap(),
             first_row_id: *first,
             max_sequence_number: *seq,
         })
@@ -175,7 +175,7 @@ pub fn model(
 /// payloads that validate are reproduced by their encoders. Must never panic.
 pub fn exercise(bytes: &[u8]) -> Result<(), lakecore::Error> {
     use lakecore::blob::{BlobArray, BlobMap, CrcCoverage, CrcMode, Row};
-    let file = BlobFile::new(bytes)?;
+    let file = BlobFile::parse(bytes)?;
     let rows: Vec<Row> = file.iter().collect();
     assert_eq!(rows.len() as u64, file.rows());
     for row in &rows {

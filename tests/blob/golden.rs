@@ -14,7 +14,7 @@ enum Want {
 }
 
 fn rows_of(bytes: &[u8]) -> Vec<Row<'_>> {
-    let file = BlobFile::new(bytes).unwrap();
+    let file = BlobFile::parse(bytes).unwrap();
     let rows: Vec<Row> = file.iter().collect();
     assert_eq!(rows.len() as u64, file.rows());
     rows
@@ -78,7 +78,7 @@ fn g3_zero_length_value() {
 #[test]
 fn d1_zero_rows() {
     flat_case("D1", &[]);
-    assert_eq!(BlobFile::new(&blob_vector("D1")).unwrap().rows(), 0);
+    assert_eq!(BlobFile::parse(&blob_vector("D1")).unwrap().rows(), 0);
 }
 
 #[test]
@@ -102,12 +102,12 @@ fn d4_placeholder_then_value() {
 fn golden_vectors_verify_with_full_crc() {
     for label in ["G1", "G2", "G3", "G4", "G5", "D4"] {
         let bytes = blob_vector(label);
-        let report = BlobFile::new(&bytes).unwrap().verify().unwrap();
+        let report = BlobFile::parse(&bytes).unwrap().verify().unwrap();
         assert_eq!(report.coverage(), CrcCoverage::Full, "{label}");
     }
     for label in ["D1", "D2", "D3"] {
         let bytes = blob_vector(label);
-        let report = BlobFile::new(&bytes).unwrap().verify().unwrap();
+        let report = BlobFile::parse(&bytes).unwrap().verify().unwrap();
         assert_eq!(report.coverage(), CrcCoverage::NoRecords, "{label}");
     }
 }

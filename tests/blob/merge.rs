@@ -250,7 +250,7 @@ fn construction_errors() {
         .iter()
         .enumerate()
         .map(|(i, b)| LayerFile {
-            file: BlobFile::new(b).unwrap(),
+            file: BlobFile::parse(b).unwrap(),
             first_row_id: 0,
             max_sequence_number: i as i64,
         })

@@ -24,7 +24,7 @@ const G2: [u8; 30] = [
 ];
 
 fn err(bytes: &[u8]) -> (ErrorKind, u64) {
-    let e = BlobFile::new(bytes).unwrap_err();
+    let e = BlobFile::parse(bytes).unwrap_err();
     (e.kind, e.offset)
 }
 
@@ -184,7 +184,7 @@ fn rule5_expected_row_count_and_size() {
 }
 
 fn verify_err(bytes: &[u8]) -> (ErrorKind, u64) {
-    let e = BlobFile::new(bytes).unwrap().verify().unwrap_err();
+    let e = BlobFile::parse(bytes).unwrap().verify().unwrap_err();
     (e.kind, e.offset)
 }
 
@@ -210,7 +210,7 @@ fn verify_reports_payload_only_and_mixed_coverage() {
     w.put_value(b"abc").unwrap();
     w.put_value(b"").unwrap();
     let bytes = w.finish().unwrap();
-    let report = BlobFile::new(&bytes).unwrap().verify().unwrap();
+    let report = BlobFile::parse(&bytes).unwrap().verify().unwrap();
     assert_eq!((report.full, report.payload_only), (0, 2));
     assert_eq!(report.coverage(), CrcCoverage::PayloadOnly);
     // Independent check of the payload-only CRC of the first record.
@@ -224,7 +224,7 @@ fn verify_reports_payload_only_and_mixed_coverage() {
     let mut data = full.to_vec();
     data.extend_from_slice(&bytes[..19]);
     let mixed = file_of(&data, &[0x2c, 0x05]); // 22, then 22 - 3 = 19
-    let report = BlobFile::new(&mixed).unwrap().verify().unwrap();
+    let report = BlobFile::parse(&mixed).unwrap().verify().unwrap();
     assert_eq!((report.full, report.payload_only), (1, 1));
     assert_eq!(report.coverage(), CrcCoverage::Mixed);
     assert_eq!(CrcCoverage::Mixed.name(), "mixed");
@@ -232,7 +232,7 @@ fn verify_reports_payload_only_and_mixed_coverage() {
 
 #[test]
 fn selection_checks_and_skips() {
-    let file = BlobFile::new(&G2).unwrap();
+    let file = BlobFile::parse(&G2).unwrap();
     let e = file.select(&[RowRange::new(2, 1)]).unwrap_err();
     assert_eq!((e.kind, e.offset), (ErrorKind::InvalidValue, 0));
     let e = file
@@ -271,7 +271,7 @@ fn selection_matches_naive_filter_on_a_larger_file() {
         }
     }
     let bytes = w.finish().unwrap();
-    let file = BlobFile::new(&bytes).unwrap();
+    let file = BlobFile::parse(&bytes).unwrap();
     let all: Vec<Row> = file.iter().collect();
     let ranges = [
         RowRange::new(0, 0),
@@ -311,7 +311,7 @@ fn writer_reports_positions_and_streams_to_io() {
 
 #[test]
 fn descriptors_round_trip_and_check() {
-    let file = BlobFile::new(&G2).unwrap();
+    let file = BlobFile::parse(&G2).unwrap();
     let Some(Row::Value(p)) = file.iter().next() else {
         panic!()
     };
@@ -553,7 +553,7 @@ fn mutation_small_real_files() {
         "placeholder_null_value_mix.blob",
     ] {
         let bytes = std::fs::read(format!("{dir}/{name}")).unwrap();
-        let data_end = BlobFile::new(&bytes).unwrap().data_len() as usize;
+        let data_end = BlobFile::parse(&bytes).unwrap().data_len() as usize;
         mutate_all(&bytes, data_end);
     }
 }

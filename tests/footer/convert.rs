@@ -159,7 +159,7 @@ fn concat(s: &Statistics<'_>, max: bool) -> Option<Vec<u8>> {
 /// original.
 pub fn compare(original: &[u8], converted: &[u8]) {
     let md = oracle(original);
-    let f = ModularFooter::new(converted, 0).unwrap();
+    let f = ModularFooter::parse(converted).unwrap();
     f.validate().unwrap();
     let fm = md.file_metadata();
     let schema = fm.schema_descr();
@@ -263,11 +263,11 @@ fn converts_wide_file_and_every_value_matches() {
     let converted = convert(&original).unwrap();
     compare(&original, &converted);
     // Data pages are unchanged.
-    let f = ModularFooter::new(&converted, 0).unwrap();
+    let f = ModularFooter::parse(&converted).unwrap();
     let p = f.chunk_placement(0, 0).unwrap();
     let a = p.data_page_offset as usize;
     assert_eq!(&converted[..a + 16], &original[..a + 16]);
-    assert!(ModularFooter::new(&original, 0).is_err());
+    assert!(ModularFooter::parse(&original).is_err());
     // The file exercises what it claims: NaN counts, dictionaries (and chunks without),
     // fully and partly dictionary-encoded chunks, null pages, truncated-free exact bounds.
     let (mut nans, mut dicts, mut no_dicts, mut fully, mut null_pages, mut page_nans) =
@@ -354,7 +354,7 @@ fn mutated_standard_footers_never_panic() {
             m[i] ^= flip;
             if let Ok(out) = convert(&m) {
                 // Whatever converts must open as a valid modular footer.
-                let f = ModularFooter::new(&out, 0)
+                let f = ModularFooter::parse(&out)
                     .unwrap_or_else(|e| panic!("byte {i} flip {flip}: open {e:?}"));
                 if let Err(e) = f.validate() {
                     let mods: Vec<_> = f.modules().collect();

@@ -30,7 +30,7 @@ fn round_trips_random_footers() {
         for s in 0..4 {
             let (input, data_len) = random_input(seed * 100 + s, c, g);
             let file = build(&input, data_len);
-            let footer = ModularFooter::new(&file, 0).unwrap();
+            let footer = ModularFooter::parse(&file).unwrap();
             check_against_input(&footer, &input);
             // The same through a fetched tail that starts at the metadata.
             let start = footer.metadata_start() as usize;
@@ -44,7 +44,7 @@ fn round_trips_random_footers() {
 fn tail_too_short_asks_for_exact_bytes() {
     let (input, data_len) = random_input(42, 4, 3);
     let file = build(&input, data_len);
-    let footer = ModularFooter::new(&file, 0).unwrap();
+    let footer = ModularFooter::parse(&file).unwrap();
     let root = footer.root_offset() as usize;
     // Only the root and trailer: the descriptors are needed.
     let e = ModularFooter::new(&file[root..], root as u64).unwrap_err();
@@ -513,7 +513,7 @@ fn kind(t: T) -> ErrorKind {
 fn assembled_baseline_is_valid_and_reads_back() {
     let file = assemble(T::None);
     open_all(&file, Limits::default()).unwrap();
-    let f = ModularFooter::new(&file, 0).unwrap();
+    let f = ModularFooter::parse(&file).unwrap();
     let p = f.chunk_placement(1, 2).unwrap();
     assert_eq!(p.data_page_offset, 504);
     let d: Vec<u64> = p.dictionary_pages.iter().map(Result::unwrap).collect();
@@ -779,7 +779,7 @@ fn limits_are_checked() {
 fn mutated_footers_never_panic() {
     let (input, data_len) = random_input(77, 3, 2);
     let file = build(&input, data_len);
-    let f = ModularFooter::new(&file, 0).unwrap();
+    let f = ModularFooter::parse(&file).unwrap();
     let start = f.metadata_start() as usize;
     for i in start..file.len() {
         for flip in [1u8, 0x40, 0xff] {
@@ -789,7 +789,7 @@ fn mutated_footers_never_panic() {
         }
     }
     for cut in start..file.len() {
-        let _ = ModularFooter::new(&file[..cut], 0);
+        let _ = ModularFooter::parse(&file[..cut]);
         let _ = ModularFooter::new(&file[cut..], cut as u64);
     }
 }

@@ -52,7 +52,7 @@ fn read_paths_do_not_allocate() {
     let before = allocations();
     let mut checksum = 0u64;
     for bytes in [&a, &b, &c] {
-        let file = BlobFile::new(bytes).unwrap();
+        let file = BlobFile::parse(bytes).unwrap();
         for row in file.iter() {
             if let Row::Value(p) = row {
                 checksum += p.bytes.len() as u64;
@@ -74,17 +74,17 @@ fn read_paths_do_not_allocate() {
     checksum += BlobDescriptor::decode(&descriptor).unwrap().length as u64;
     let mut files = [
         LayerFile {
-            file: BlobFile::new(&a).unwrap(),
+            file: BlobFile::parse(&a).unwrap(),
             first_row_id: 0,
             max_sequence_number: 1,
         },
         LayerFile {
-            file: BlobFile::new(&c).unwrap(),
+            file: BlobFile::parse(&c).unwrap(),
             first_row_id: 1000,
             max_sequence_number: 3,
         },
         LayerFile {
-            file: BlobFile::new(&b).unwrap(),
+            file: BlobFile::parse(&b).unwrap(),
             first_row_id: 0,
             max_sequence_number: 2,
         },

@@ -16,7 +16,7 @@ fn open_validate_and_access_do_not_allocate() {
     let file = build(&input, data_len);
     let mut sink = 0u64;
     let before = allocations();
-    let f = ModularFooter::new(&file, 0).unwrap();
+    let f = ModularFooter::parse(&file).unwrap();
     f.validate().unwrap();
     for c in 0..f.num_columns() {
         for g in 0..f.num_row_groups() {

@@ -64,7 +64,7 @@ fn print(text: &str) -> CliResult {
 
 fn inspect(path: &Path, verify: bool, json: bool) -> CliResult {
     let bytes = read(path)?;
-    let file = BlobFile::new(&bytes).map_err(|e| Failure::invalid(path.display(), e))?;
+    let file = BlobFile::parse(&bytes).map_err(|e| Failure::invalid(path.display(), e))?;
     let coverage = if verify {
         let report = file
             .verify()
@@ -159,7 +159,7 @@ fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
     }
     let mut files = Vec::with_capacity(inputs.len());
     for (seq, first, bytes, path) in &inputs {
-        let file = BlobFile::new(bytes).map_err(|e| Failure::invalid(path.display(), e))?;
+        let file = BlobFile::parse(bytes).map_err(|e| Failure::invalid(path.display(), e))?;
         files.push(LayerFile {
             file,
             first_row_id: *first,

@@ -51,7 +51,7 @@ pub fn run(args: &Args) -> CliResult {
             let bytes = read(input)?;
             let converted = convert(&bytes).map_err(|e| Failure::invalid(input.display(), e))?;
             std::fs::write(output, &converted).map_err(|e| Failure::io(output.display(), e))?;
-            let footer = ModularFooter::new(&converted, 0)
+            let footer = ModularFooter::parse(&converted)
                 .map_err(|e| Failure::invalid(output.display(), e))?;
             println!(
                 "{} -> {}: {} columns, {} row groups, {} bytes of modular metadata",
@@ -66,14 +66,14 @@ pub fn run(args: &Args) -> CliResult {
         Command::Inspect { file, json } => {
             let bytes = read(file)?;
             let f =
-                ModularFooter::new(&bytes, 0).map_err(|e| Failure::invalid(file.display(), e))?;
+                ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
             println!("{}", inspect(&f, *json));
             Ok(())
         }
         Command::Placement { file, column, json } => {
             let bytes = read(file)?;
             let f =
-                ModularFooter::new(&bytes, 0).map_err(|e| Failure::invalid(file.display(), e))?;
+                ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
             if *column >= f.num_columns() {
                 return Err(Failure::Usage(format!(
                     "column {column} out of range: the file has {} columns",

@@ -130,7 +130,7 @@ fn open<'a>(
 ) -> Result<Sidecar<'a>, Failure> {
     match facts {
         Some(f) => Sidecar::validate(bytes, f),
-        None => Sidecar::validate_self_described(bytes),
+        None => Sidecar::parse(bytes),
     }
     .map_err(|e| Failure::invalid(path.display(), e))
 }
@@ -343,8 +343,7 @@ fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Pa
     let sidecar = build_from_manifest(&bytes, settings)
         .map_err(|e| Failure::invalid(manifest.display(), e))?;
     std::fs::write(out, &sidecar).map_err(|e| Failure::io(out.display(), e))?;
-    let s = Sidecar::validate_self_described(&sidecar)
-        .map_err(|e| Failure::invalid(out.display(), e))?;
+    let s = Sidecar::parse(&sidecar).map_err(|e| Failure::invalid(out.display(), e))?;
     println!(
         "{}: {} layout, {} bytes, {} blocks, {} entries, {} partitions",
         out.display(),

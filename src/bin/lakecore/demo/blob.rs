@@ -43,7 +43,7 @@ pub(super) fn run(rows: u64, summary: &mut Summary) -> CliResult {
     let start = Instant::now();
     let mut files = Vec::new();
     for (seq, b) in &layers {
-        let file = BlobFile::new(b).map_err(|e| Failure::invalid("demo", e))?;
+        let file = BlobFile::parse(b).map_err(|e| Failure::invalid("demo", e))?;
         files.push(LayerFile {
             file,
             first_row_id: 0,

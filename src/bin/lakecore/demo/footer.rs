@@ -15,7 +15,7 @@ pub(super) fn run(summary: &mut Summary) -> CliResult {
     let (start, len) = lakecore::footer::standard_footer_range(&standard)
         .map_err(|e| Failure::invalid("demo", e))?;
     let modular = convert(&standard).map_err(|e| Failure::invalid("demo", e))?;
-    let footer = ModularFooter::new(&modular, 0).map_err(|e| Failure::invalid("demo", e))?;
+    let footer = ModularFooter::parse(&modular).map_err(|e| Failure::invalid("demo", e))?;
     let meta = footer.file_len() - footer.metadata_start();
     println!(
         "standard footer {len} B, modular footer {meta} B ({:.2}x), data region {start} B unchanged",
@@ -45,7 +45,7 @@ pub(super) fn run(summary: &mut Summary) -> CliResult {
     let mut sum_m = 0u64;
     for _ in 0..reps_m {
         let f =
-            ModularFooter::new(black_box(&modular), 0).map_err(|e| Failure::invalid("demo", e))?;
+            ModularFooter::parse(black_box(&modular)).map_err(|e| Failure::invalid("demo", e))?;
         for g in 0..row_groups as u32 {
             let p = f
                 .chunk_placement(column, g)
