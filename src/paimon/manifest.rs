@@ -1,25 +1,358 @@
-//! Paimon manifests and manifest lists (feature `paimon`): the manifest-entry and
-//! manifest-file fields a scan and a sidecar need, decoded by name with the writer schema
-//! from the container header, and the sidecar builder's front end ([`build_from_manifest`]).
-//!
-//! Blocks are decompressed here (codecs null, deflate, snappy with its CRC-32, zstandard; at
-//! most [`MAX_BLOCK_BYTES`] a block and [`MAX_DECODED_BYTES`] a file, so a small hostile file
-//! cannot claim gigabytes) and the datums decoded with the `apache-avro` crate. The
-//! container framing itself is [`crate::codec::avro`].
+//! Paimon manifests and manifest lists (feature `paimon`) read in place: the writer schema
+//! is compiled once per file ([`crate::codec::avro::Schema`]), every record is walked in the
+//! decompressed block without allocation, and the fields come back as borrowed views
+//! ([`ManifestEntry`]); statistics, keys and embedded indexes a caller does not ask for are
+//! stepped over by their lengths. Blocks decompress into one reused buffer
+//! ([`Decompressor`]). The sidecar builder's front end is [`build_from_manifest`].
 
-use crate::codec::avro::{AvroBlock, Container};
+use super::compression::{Codec, Decompressor};
+use crate::codec::avro::read_long;
+use crate::codec::avro::{AvroBlock, Container, ItemIter, Projection, Schema, Value};
+use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
 use crate::sidecar::{BuildSettings, EntryCoverage, SidecarBuilder};
-use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
-use apache_avro::types::Value;
-use apache_avro::{Codec, Schema};
-use core::str::FromStr;
 
-/// The manifest-entry fields a sidecar and a scan need, decoded by name.
+pub use super::compression::MAX_BLOCK_BYTES;
+
+/// The largest decompressed size of all blocks of one container together: 1 GiB
+/// ([`ErrorKind::LimitExceeded`] at the data of the block that crosses it).
+pub const MAX_DECODED_BYTES: usize = 1 << 30;
+
+macro_rules! fields {
+    ($paths:ident, $count:ident; $($name:ident = $path:literal,)*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, clippy::enum_variant_names, dead_code)]
+        #[derive(Clone, Copy)]
+        pub(super) enum F { $($name,)* }
+        const $paths: &[&str] = &[$($path,)*];
+        const $count: usize = $paths.len();
+    };
+}
+
+mod entry_fields {
+    fields! { PATHS, COUNT;
+        KIND = "_KIND",
+        PARTITION = "_PARTITION",
+        BUCKET = "_BUCKET",
+        TOTAL_BUCKETS = "_TOTAL_BUCKETS",
+        FILE_NAME = "_FILE._FILE_NAME",
+        FILE_SIZE = "_FILE._FILE_SIZE",
+        ROW_COUNT = "_FILE._ROW_COUNT",
+        MIN_KEY = "_FILE._MIN_KEY",
+        MAX_KEY = "_FILE._MAX_KEY",
+        KEY_STATS = "_FILE._KEY_STATS",
+        VALUE_STATS = "_FILE._VALUE_STATS",
+        MIN_SEQ = "_FILE._MIN_SEQUENCE_NUMBER",
+        MAX_SEQ = "_FILE._MAX_SEQUENCE_NUMBER",
+        SCHEMA_ID = "_FILE._SCHEMA_ID",
+        LEVEL = "_FILE._LEVEL",
+        EXTRA_FILES = "_FILE._EXTRA_FILES",
+        CREATION_TIME = "_FILE._CREATION_TIME",
+        DELETE_ROW_COUNT = "_FILE._DELETE_ROW_COUNT",
+        EMBEDDED_INDEX = "_FILE._EMBEDDED_FILE_INDEX",
+        FILE_SOURCE = "_FILE._FILE_SOURCE",
+        VALUE_STATS_COLS = "_FILE._VALUE_STATS_COLS",
+        EXTERNAL_PATH = "_FILE._EXTERNAL_PATH",
+        FIRST_ROW_ID = "_FILE._FIRST_ROW_ID",
+        WRITE_COLS = "_FILE._WRITE_COLS",
+    }
+    pub(super) use F as Field;
+    pub(super) const ENTRY_PATHS: &[&str] = PATHS;
+    pub(super) const ENTRY_FIELDS: usize = COUNT;
+}
+use entry_fields::{Field as EF, ENTRY_FIELDS, ENTRY_PATHS};
+
+/// One manifest entry, borrowed from its decompressed block: every accessor is O(1).
+/// Fields the writer schema lacks read as `None`.
+#[derive(Clone, Copy, Debug)]
+pub struct ManifestEntry<'a> {
+    values: [Value<'a>; ENTRY_FIELDS],
+    /// Absolute offset of the block's data (where errors in this entry are reported).
+    pub block_offset: u64,
+}
+
+impl<'a> ManifestEntry<'a> {
+    fn get(&self, f: EF) -> Value<'a> {
+        self.values
+            .get(f as usize)
+            .copied()
+            .unwrap_or(Value::Absent)
+    }
+    fn int(&self, f: EF) -> Option<i32> {
+        self.get(f).as_i32()
+    }
+    fn long(&self, f: EF) -> Option<i64> {
+        self.get(f).as_i64()
+    }
+    fn bytes(&self, f: EF) -> Option<&'a [u8]> {
+        self.get(f).as_bytes()
+    }
+
+    /// `_KIND`: 0 = ADD, 1 = DELETE.
+    pub fn kind(&self) -> Option<i32> {
+        self.int(EF::KIND)
+    }
+    /// `_PARTITION`: the partition as a BinaryRow with its 4-byte arity prefix.
+    pub fn partition(&self) -> Option<&'a [u8]> {
+        self.bytes(EF::PARTITION)
+    }
+    /// `_BUCKET`.
+    pub fn bucket(&self) -> Option<i32> {
+        self.int(EF::BUCKET)
+    }
+    /// `_TOTAL_BUCKETS`.
+    pub fn total_buckets(&self) -> Option<i32> {
+        self.int(EF::TOTAL_BUCKETS)
+    }
+    /// `_FILE._FILE_NAME` (UTF-8 checked).
+    pub fn file_name(&self) -> Option<&'a str> {
+        self.get(EF::FILE_NAME).as_str()
+    }
+    /// `_FILE._FILE_SIZE`.
+    pub fn file_size(&self) -> Option<i64> {
+        self.long(EF::FILE_SIZE)
+    }
+    /// `_FILE._ROW_COUNT`.
+    pub fn row_count(&self) -> Option<i64> {
+        self.long(EF::ROW_COUNT)
+    }
+    /// `_FILE._MIN_KEY` (BinaryRow).
+    pub fn min_key(&self) -> Option<&'a [u8]> {
+        self.bytes(EF::MIN_KEY)
+    }
+    /// `_FILE._MAX_KEY` (BinaryRow).
+    pub fn max_key(&self) -> Option<&'a [u8]> {
+        self.bytes(EF::MAX_KEY)
+    }
+    /// `_FILE._KEY_STATS`: the encoded stats record (`_MIN_VALUES`, `_MAX_VALUES`,
+    /// `_NULL_COUNTS`), `None` when null.
+    pub fn key_stats(&self) -> Option<&'a [u8]> {
+        match self.get(EF::KEY_STATS) {
+            Value::Record(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// `_FILE._VALUE_STATS`: the encoded stats record, `None` when null.
+    pub fn value_stats(&self) -> Option<&'a [u8]> {
+        match self.get(EF::VALUE_STATS) {
+            Value::Record(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// `_FILE._MIN_SEQUENCE_NUMBER`.
+    pub fn min_sequence_number(&self) -> Option<i64> {
+        self.long(EF::MIN_SEQ)
+    }
+    /// `_FILE._MAX_SEQUENCE_NUMBER`.
+    pub fn max_sequence_number(&self) -> Option<i64> {
+        self.long(EF::MAX_SEQ)
+    }
+    /// `_FILE._SCHEMA_ID`.
+    pub fn schema_id(&self) -> Option<i64> {
+        self.long(EF::SCHEMA_ID)
+    }
+    /// `_FILE._LEVEL`.
+    pub fn level(&self) -> Option<i32> {
+        self.int(EF::LEVEL)
+    }
+    /// `_FILE._CREATION_TIME` (milliseconds since the epoch).
+    pub fn creation_time(&self) -> Option<i64> {
+        self.long(EF::CREATION_TIME)
+    }
+    /// `_FILE._DELETE_ROW_COUNT`.
+    pub fn delete_row_count(&self) -> Option<i64> {
+        self.long(EF::DELETE_ROW_COUNT)
+    }
+    /// `_FILE._EMBEDDED_FILE_INDEX`.
+    pub fn embedded_index(&self) -> Option<&'a [u8]> {
+        self.bytes(EF::EMBEDDED_INDEX)
+    }
+    /// `_FILE._FILE_SOURCE` (0 = APPEND, 1 = COMPACT).
+    pub fn file_source(&self) -> Option<i32> {
+        self.int(EF::FILE_SOURCE)
+    }
+    /// `_FILE._EXTERNAL_PATH`.
+    pub fn external_path(&self) -> Option<&'a str> {
+        self.get(EF::EXTERNAL_PATH).as_str()
+    }
+    /// `_FILE._FIRST_ROW_ID`.
+    pub fn first_row_id(&self) -> Option<i64> {
+        self.long(EF::FIRST_ROW_ID)
+    }
+    /// Whether the writer schema has `_FILE._WRITE_COLS` and it is not null.
+    pub fn has_write_cols(&self) -> bool {
+        matches!(self.get(EF::WRITE_COLS), Value::Items(_))
+    }
+}
+
+/// The strings of an array field (`_EXTRA_FILES`, `_WRITE_COLS`, ...); empty when the field
+/// is null or absent. Items that are not valid strings end the iteration with an error.
+pub struct Strings<'e, 'f>(Option<ItemIter<'e, 'f>>);
+
+impl<'e> Iterator for Strings<'e, '_> {
+    type Item = Result<&'e str>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let v = self.0.as_mut()?.next()?;
+        Some(v.and_then(|v| v.as_str().ok_or(Error::new(ErrorKind::InvalidValue, 0))))
+    }
+}
+
+/// A manifest file opened in place: its container, its compiled writer schema and the entry
+/// projection. Decode blocks with [`Manifest::entries`].
+///
+/// ```
+/// use lakecore::paimon::manifest::Manifest;
+/// use lakecore::paimon::compression::Decompressor;
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
+/// let bytes = std::fs::read(path).unwrap();
+/// let manifest = Manifest::parse(&bytes)?;
+/// let mut dec = manifest.decompressor();
+/// let mut entries = 0;
+/// for block in manifest.container().blocks() {
+///     manifest.entries(&block?, &mut dec, |e| {
+///         assert_eq!(e.total_buckets(), Some(4));
+///         assert!(e.file_name().is_some_and(|n| n.ends_with(".parquet")));
+///         entries += 1;
+///         Ok(())
+///     })?;
+/// }
+/// assert_eq!(entries, 364);
+/// # Ok::<(), lakecore::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Manifest<'f> {
+    container: Container<'f>,
+    schema: Schema<'f>,
+    projection: Projection,
+    codec: Codec,
+}
+
+/// Where the schema JSON of `container` starts, for error offsets.
+fn schema_json<'f>(container: &Container<'f>, file: &'f [u8]) -> Result<(&'f [u8], u64)> {
+    let json = container
+        .metadata("avro.schema")
+        .ok_or(Error::new(ErrorKind::InvalidValue, 4))?;
+    let at = (json.as_ptr() as usize).wrapping_sub(file.as_ptr() as usize);
+    Ok((json, off(at)))
+}
+
+fn codec_of(container: &Container<'_>) -> Result<Codec> {
+    Codec::from_name(container.codec(), 4)
+}
+
+impl<'f> Manifest<'f> {
+    /// Parses the container header of the manifest `bytes`, compiles its writer schema and
+    /// resolves the entry fields by name.
+    pub fn parse(bytes: &'f [u8]) -> Result<Self> {
+        let container = Container::parse(bytes)?;
+        let (json, at) = schema_json(&container, bytes)?;
+        let schema = Schema::parse(json, at)?;
+        let projection = schema.project(ENTRY_PATHS)?;
+        let codec = codec_of(&container)?;
+        Ok(Manifest {
+            container,
+            schema,
+            projection,
+            codec,
+        })
+    }
+
+    /// The container (header, metadata, blocks).
+    pub fn container(&self) -> &Container<'f> {
+        &self.container
+    }
+
+    /// The compiled writer schema.
+    pub fn schema(&self) -> &Schema<'f> {
+        &self.schema
+    }
+
+    /// The block codec.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// A decompressor for this file's codec (reuse it across blocks and files).
+    pub fn decompressor(&self) -> Decompressor {
+        Decompressor::new(self.codec)
+    }
+
+    fn strings<'e>(&'e self, entry: &ManifestEntry<'e>, f: EF) -> Strings<'e, 'f> {
+        Strings(match entry.get(f) {
+            Value::Items(items) => Some(self.schema.items(items)),
+            _ => None,
+        })
+    }
+
+    /// The `_FILE._EXTRA_FILES` names of an entry read from this manifest.
+    pub fn extra_files<'e>(&'e self, entry: &ManifestEntry<'e>) -> Strings<'e, 'f> {
+        self.strings(entry, EF::EXTRA_FILES)
+    }
+
+    /// The `_FILE._WRITE_COLS` names of an entry (empty when null or absent).
+    pub fn write_cols<'e>(&'e self, entry: &ManifestEntry<'e>) -> Strings<'e, 'f> {
+        self.strings(entry, EF::WRITE_COLS)
+    }
+
+    /// The `_FILE._VALUE_STATS_COLS` names of an entry (empty when null or absent: all
+    /// columns).
+    pub fn value_stats_cols<'e>(&'e self, entry: &ManifestEntry<'e>) -> Strings<'e, 'f> {
+        self.strings(entry, EF::VALUE_STATS_COLS)
+    }
+
+    /// Decodes the records of `block` (decompressed with `dec`) and hands each entry to `f`
+    /// in order; no allocation per entry. Errors: the codec's, the datum walk's
+    /// ([`ErrorKind::InvalidValue`], [`ErrorKind::Truncated`], ... at the block's data),
+    /// [`ErrorKind::InvalidLength`] for an object count the data cannot hold,
+    /// [`ErrorKind::TrailingBytes`] for data after the last record; and any error `f`
+    /// returns.
+    pub fn entries(
+        &self,
+        block: &AvroBlock<'f>,
+        dec: &mut Decompressor,
+        mut f: impl FnMut(&ManifestEntry<'_>) -> Result<()>,
+    ) -> Result<()> {
+        dec.set_codec(self.codec);
+        let at = block.data_offset;
+        let data = dec.block(block.data, at)?;
+        let stored = self.codec == Codec::Null;
+        // Offsets inside decompressed data are not file offsets: report the block's data.
+        let relocate = |e: Error| if stored { e } else { Error::new(e.kind, at) };
+        check_count(&self.schema, block, data.len())?;
+        let mut c = Cursor::with_origin(data, if stored { at } else { 0 });
+        let mut entry = ManifestEntry {
+            values: [Value::Absent; ENTRY_FIELDS],
+            block_offset: at,
+        };
+        for _ in 0..block.object_count {
+            self.schema
+                .read(&self.projection, &mut c, &mut entry.values)
+                .map_err(relocate)?;
+            f(&entry)?;
+        }
+        if !c.is_empty() {
+            return Err(relocate(c.error(ErrorKind::TrailingBytes)));
+        }
+        Ok(())
+    }
+}
+
+fn check_count(schema: &Schema<'_>, block: &AvroBlock<'_>, len: usize) -> Result<()> {
+    let bound = if schema.datum_nonzero() {
+        off(len)
+    } else {
+        crate::codec::avro::MAX_EMPTY_ITEMS
+    };
+    if block.object_count > bound {
+        return Err(Error::new(ErrorKind::InvalidLength, block.offset));
+    }
+    Ok(())
+}
+
+/// The manifest-entry fields of one entry, owned (see [`decode_entries`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ManifestEntry {
+pub struct DecodedEntry {
     /// Ordinal of the block holding the entry.
     pub block: usize,
     /// `_KIND`: 0 = ADD, 1 = DELETE.
@@ -38,44 +371,102 @@ pub struct ManifestEntry {
     pub row_count: Option<i64>,
 }
 
-fn unwrap_union(v: &Value) -> &Value {
-    match v {
-        Value::Union(_, inner) => inner,
-        other => other,
+impl DecodedEntry {
+    fn of(e: &ManifestEntry<'_>, block: usize) -> Self {
+        DecodedEntry {
+            block,
+            kind: e.kind(),
+            file_name: e.file_name().map(String::from),
+            partition: e.partition().map(<[u8]>::to_vec),
+            bucket: e.bucket(),
+            total_buckets: e.total_buckets(),
+            first_row_id: e.first_row_id(),
+            row_count: e.row_count(),
+        }
     }
 }
 
-fn field<'v>(record: &'v [(String, Value)], name: &str) -> Option<&'v Value> {
-    record
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| unwrap_union(v))
+/// Decodes every manifest entry of the container `bytes` into owned values (for callers
+/// that keep them, e.g. the sidecar builder), with the block list. Errors point at the
+/// offending schema byte or block data; [`MAX_DECODED_BYTES`] bounds the whole file.
+///
+/// ```
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
+/// let manifest = std::fs::read(path).unwrap();
+/// let (_container, blocks, entries) = lakecore::paimon::manifest::decode_entries(&manifest)?;
+/// assert_eq!((blocks.len(), entries.len()), (6, 364));
+/// assert!(entries.iter().all(|e| e.total_buckets == Some(4)));
+/// # Ok::<(), lakecore::Error>(())
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn decode_entries(
+    bytes: &[u8],
+) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<DecodedEntry>)> {
+    let manifest = Manifest::parse(bytes)?;
+    let mut dec = manifest.decompressor();
+    let mut blocks = Vec::new();
+    let mut entries = Vec::new();
+    let mut decoded = 0usize;
+    for (index, block) in manifest.container.blocks().enumerate() {
+        let block = block?;
+        manifest.entries(&block, &mut dec, |e| {
+            entries.push(DecodedEntry::of(e, index));
+            Ok(())
+        })?;
+        decoded = decoded.saturating_add(dec_len(&manifest, &block, &dec));
+        if decoded > MAX_DECODED_BYTES {
+            return Err(Error::new(ErrorKind::LimitExceeded, block.data_offset));
+        }
+        blocks.push(block);
+    }
+    Ok((manifest.container, blocks, entries))
 }
 
-fn as_i64(v: Option<&Value>) -> Option<i64> {
-    match v? {
-        Value::Long(x) => Some(*x),
-        Value::Int(x) => Some(i64::from(*x)),
-        _ => None,
+fn dec_len(manifest: &Manifest<'_>, block: &AvroBlock<'_>, dec: &Decompressor) -> usize {
+    if manifest.codec == Codec::Null {
+        block.data.len()
+    } else {
+        dec.last_len()
     }
 }
 
-fn as_i32(v: Option<&Value>) -> Option<i32> {
-    match v? {
-        Value::Int(x) => Some(*x),
-        Value::Long(x) => i32::try_from(*x).ok(),
-        _ => None,
+mod list_fields {
+    fields! { PATHS, COUNT;
+        FILE_NAME = "_FILE_NAME",
+        FILE_SIZE = "_FILE_SIZE",
+        NUM_ADDED = "_NUM_ADDED_FILES",
+        NUM_DELETED = "_NUM_DELETED_FILES",
+        PARTITION_STATS = "_PARTITION_STATS",
+        SCHEMA_ID = "_SCHEMA_ID",
+        MIN_BUCKET = "_MIN_BUCKET",
+        MAX_BUCKET = "_MAX_BUCKET",
+        MIN_LEVEL = "_MIN_LEVEL",
+        MAX_LEVEL = "_MAX_LEVEL",
+        MIN_ROW_ID = "_MIN_ROW_ID",
+        MAX_ROW_ID = "_MAX_ROW_ID",
+        TOTAL_BUCKETS = "_TOTAL_BUCKETS",
+        EXTRA_FILES = "_EXTRA_FILES",
     }
+    pub(super) use F as Field;
+    pub(super) const LIST_PATHS: &[&str] = PATHS;
+    pub(super) const LIST_FIELDS: usize = COUNT;
+}
+use list_fields::{Field as LF, LIST_FIELDS, LIST_PATHS};
+
+/// Min/max statistics of a set of BinaryRows (`_PARTITION_STATS`, `_KEY_STATS`,
+/// `_VALUE_STATS`): each a BinaryRow with its 4-byte arity prefix, and per-field null counts
+/// (`None` where unknown).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowStats {
+    /// `_MIN_VALUES`.
+    pub min: Vec<u8>,
+    /// `_MAX_VALUES`.
+    pub max: Vec<u8>,
+    /// `_NULL_COUNTS` (empty when null).
+    pub null_counts: Vec<Option<i64>>,
 }
 
-fn as_string(v: Option<&Value>) -> Option<String> {
-    match v? {
-        Value::String(s) => Some(s.clone()),
-        _ => None,
-    }
-}
-
-/// One `ManifestFileMeta` record of a manifest list, the fields a scan needs.
+/// One `ManifestFileMeta` record of a manifest list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestFileMeta {
     /// `_FILE_NAME`: the manifest's name in the table's `manifest/` directory.
@@ -86,253 +477,177 @@ pub struct ManifestFileMeta {
     pub num_added_files: i64,
     /// `_NUM_DELETED_FILES`.
     pub num_deleted_files: i64,
+    /// `_PARTITION_STATS` (`None` when null or absent).
+    pub partition_stats: Option<RowStats>,
+    /// `_SCHEMA_ID`.
+    pub schema_id: Option<i64>,
+    /// `_MIN_BUCKET` / `_MAX_BUCKET`.
+    pub bucket_range: Option<(i32, i32)>,
+    /// `_MIN_LEVEL` / `_MAX_LEVEL`.
+    pub level_range: Option<(i32, i32)>,
+    /// `_MIN_ROW_ID` / `_MAX_ROW_ID`.
+    pub row_id_range: Option<(i64, i64)>,
+    /// `_TOTAL_BUCKETS`.
+    pub total_buckets: Option<i32>,
     /// `_EXTRA_FILES` (empty when null or absent from the schema).
     pub extra_files: Vec<String>,
 }
 
-fn meta_of(value: &Value, _block: usize, at: u64) -> Result<ManifestFileMeta> {
+/// Decodes a stats record (`_MIN_VALUES: bytes`, `_MAX_VALUES: bytes`, `_NULL_COUNTS:
+/// ["null", array<["null", long]>]`, the layout every Paimon writer uses).
+fn row_stats(v: Value<'_>, at: u64) -> Result<Option<RowStats>> {
+    let Value::Record(bytes) = v else {
+        return Ok(None);
+    };
     let bad = Error::new(ErrorKind::InvalidValue, at);
-    let Value::Record(fields) = unwrap_union(value) else {
-        return Err(bad);
-    };
-    let extra_files = match field(fields, "_EXTRA_FILES") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| match unwrap_union(v) {
-                Value::String(s) => Ok(s.clone()),
-                _ => Err(bad),
-            })
-            .collect::<Result<Vec<_>>>()?,
-        _ => Vec::new(),
-    };
-    Ok(ManifestFileMeta {
-        file_name: as_string(field(fields, "_FILE_NAME")).ok_or(bad)?,
-        file_size: as_i64(field(fields, "_FILE_SIZE")).ok_or(bad)?,
-        num_added_files: as_i64(field(fields, "_NUM_ADDED_FILES")).ok_or(bad)?,
-        num_deleted_files: as_i64(field(fields, "_NUM_DELETED_FILES")).ok_or(bad)?,
-        extra_files,
-    })
-}
-
-/// Decodes every `ManifestFileMeta` record of the manifest-list container `bytes`
-/// (writer schema from the header, fields by name).
-pub fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
-    let container = Container::parse(bytes)?;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        decode_records(container, meta_of)
+    // The record's own fields, read with a sub-schema walk: min, max, null counts.
+    let mut c = Cursor::new(bytes);
+    let min = read_bytes(&mut c).map_err(|_| bad)?;
+    let max = read_bytes(&mut c).map_err(|_| bad)?;
+    let mut null_counts = Vec::new();
+    // ["null", array<["null", long]>]
+    match read_long(&mut c).map_err(|_| bad)? {
+        0 => {}
+        1 => loop {
+            let n = read_long(&mut c).map_err(|_| bad)?;
+            if n == 0 {
+                break;
+            }
+            if n < 0 {
+                read_long(&mut c).map_err(|_| bad)?;
+            }
+            for _ in 0..n.unsigned_abs() {
+                match read_long(&mut c).map_err(|_| bad)? {
+                    0 => null_counts.push(None),
+                    1 => null_counts.push(Some(read_long(&mut c).map_err(|_| bad)?)),
+                    _ => return Err(bad),
+                }
+                if null_counts.len() > bytes.len() {
+                    return Err(bad);
+                }
+            }
+        },
+        _ => return Err(bad),
+    }
+    Ok(Some(RowStats {
+        min: min.to_vec(),
+        max: max.to_vec(),
+        null_counts,
     }))
-    .unwrap_or(Err(Error::new(ErrorKind::InvalidValue, 4)))
-    .map(|(_, _, records)| records)
 }
 
-fn entry_of(value: &Value, block: usize, at: u64) -> Result<ManifestEntry> {
-    let Value::Record(fields) = unwrap_union(value) else {
-        return Err(Error::new(ErrorKind::InvalidValue, at));
-    };
-    let partition = match field(fields, "_PARTITION") {
-        Some(Value::Bytes(b)) => Some(b.clone()),
-        _ => None,
-    };
-    let file = match field(fields, "_FILE") {
-        Some(Value::Record(f)) => Some(f),
-        _ => None,
-    };
-    Ok(ManifestEntry {
-        block,
-        kind: as_i32(field(fields, "_KIND")),
-        file_name: file.and_then(|f| as_string(field(f, "_FILE_NAME"))),
-        partition,
-        bucket: as_i32(field(fields, "_BUCKET")),
-        total_buckets: as_i32(field(fields, "_TOTAL_BUCKETS")),
-        first_row_id: file.and_then(|f| as_i64(field(f, "_FIRST_ROW_ID"))),
-        row_count: file.and_then(|f| as_i64(field(f, "_ROW_COUNT"))),
-    })
+fn read_bytes<'a>(c: &mut Cursor<'a>) -> Result<&'a [u8]> {
+    let at = c.position();
+    let n = read_long(c)?;
+    let n = u64::try_from(n).map_err(|_| Error::new(ErrorKind::InvalidLength, at))?;
+    c.bytes_u64(n)
 }
 
-/// Decodes every manifest entry of the container `bytes` (writer schema from the header,
-/// fields by name), with the block list. Errors point at the offending metadata value or
-/// block data.
+/// Decodes every `ManifestFileMeta` record of the manifest-list container `bytes`.
 ///
 /// ```
-/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
-/// let manifest = std::fs::read(path).unwrap();
-/// let (_container, blocks, entries) = lakecore::paimon::manifest::decode_entries(&manifest)?;
-/// assert_eq!((blocks.len(), entries.len()), (6, 364));
-/// assert!(entries.iter().all(|e| e.total_buckets == Some(4)));
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/part_append_rs/manifest");
+/// let name = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap())
+///     .filter(|n| n.starts_with("manifest-list-")).min().unwrap();
+/// let list = lakecore::paimon::manifest::decode_manifest_list(&std::fs::read(format!("{dir}/{name}")).unwrap())?;
+/// assert!(list.iter().all(|m| m.file_name.starts_with("manifest-") && m.file_size > 0));
+/// assert!(list.iter().all(|m| m.partition_stats.is_some()));
 /// # Ok::<(), lakecore::Error>(())
 /// ```
-pub fn decode_entries(
-    bytes: &[u8],
-) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<ManifestEntry>)> {
-    // `apache-avro` can panic on hostile schemas (e.g. an invalid record name reached
-    // through an `unwrap`); such input is an error here, never a panic of the caller.
+pub fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
     let container = Container::parse(bytes)?;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        decode_records(container, entry_of)
-    }))
-    .unwrap_or(Err(Error::new(ErrorKind::InvalidValue, 4)))
-}
-
-/// The blocks of `container` and every record mapped through `record_of(value, block
-/// ordinal, block data offset)`.
-#[allow(clippy::type_complexity)]
-fn decode_records<T>(
-    container: Container<'_>,
-    record_of: impl Fn(&Value, usize, u64) -> Result<T>,
-) -> Result<(Container<'_>, Vec<AvroBlock<'_>>, Vec<T>)> {
-    let schema_json = container
-        .metadata("avro.schema")
-        .ok_or(Error::new(ErrorKind::InvalidValue, 4))?;
-    let schema_text =
-        core::str::from_utf8(schema_json).map_err(|_| Error::new(ErrorKind::InvalidValue, 4))?;
-    let schema =
-        Schema::parse_str(schema_text).map_err(|_| Error::new(ErrorKind::InvalidValue, 4))?;
-    let codec_name = core::str::from_utf8(container.codec())
-        .map_err(|_| Error::new(ErrorKind::InvalidValue, 4))?;
-    let codec =
-        Codec::from_str(codec_name).map_err(|_| Error::new(ErrorKind::UnsupportedVersion, 4))?;
-    let mut blocks = Vec::new();
-    let mut entries = Vec::new();
+    let (json, at) = schema_json(&container, bytes)?;
+    let schema = Schema::parse(json, at)?;
+    let projection = schema.project(LIST_PATHS)?;
+    let mut dec = Decompressor::new(codec_of(&container)?);
+    let stored = dec.codec() == Codec::Null;
+    let mut out = Vec::new();
     let mut decoded = 0usize;
-    for (index, block) in container.blocks().enumerate() {
+    for block in container.blocks() {
         let block = block?;
-        let data = decompress(codec, block.data, block.data_offset)?;
+        let at = block.data_offset;
+        let relocate = |e: Error| if stored { e } else { Error::new(e.kind, at) };
+        let data = dec.block(block.data, at)?;
         decoded = decoded.saturating_add(data.len());
         if decoded > MAX_DECODED_BYTES {
-            return Err(Error::new(ErrorKind::LimitExceeded, block.data_offset));
+            return Err(Error::new(ErrorKind::LimitExceeded, at));
         }
-        // Every manifest entry takes at least one byte: refuse counts the data cannot
-        // hold before looping over them (degenerate schemas would otherwise spin).
-        if block.object_count > off(data.len()) {
-            return Err(Error::new(ErrorKind::InvalidLength, block.offset));
-        }
-        let mut reader: &[u8] = &data;
+        check_count(&schema, &block, data.len())?;
+        let mut c = Cursor::with_origin(data, if stored { at } else { 0 });
+        let mut v = [Value::Absent; LIST_FIELDS];
         for _ in 0..block.object_count {
-            let value = apache_avro::from_avro_datum(&schema, &mut reader, None)
-                .map_err(|_| Error::new(ErrorKind::InvalidValue, block.data_offset))?;
-            entries.push(record_of(&value, index, block.data_offset)?);
+            let rec_at = if stored { c.position() } else { at };
+            schema.read(&projection, &mut c, &mut v).map_err(relocate)?;
+            let bad = Error::new(ErrorKind::InvalidValue, rec_at);
+            let get = |f: LF| v.get(f as usize).copied().unwrap_or(Value::Absent);
+            let pair_i32 = |a: LF, b: LF| get(a).as_i32().zip(get(b).as_i32());
+            let extra_files = match get(LF::EXTRA_FILES) {
+                Value::Items(items) => schema
+                    .items(items)
+                    .map(|s| {
+                        s.map_err(relocate)
+                            .and_then(|s| s.as_str().map(String::from).ok_or(bad))
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                _ => Vec::new(),
+            };
+            out.push(ManifestFileMeta {
+                file_name: get(LF::FILE_NAME).as_str().ok_or(bad)?.into(),
+                file_size: get(LF::FILE_SIZE).as_i64().ok_or(bad)?,
+                num_added_files: get(LF::NUM_ADDED).as_i64().ok_or(bad)?,
+                num_deleted_files: get(LF::NUM_DELETED).as_i64().ok_or(bad)?,
+                partition_stats: row_stats(get(LF::PARTITION_STATS), rec_at)?,
+                schema_id: get(LF::SCHEMA_ID).as_i64(),
+                bucket_range: pair_i32(LF::MIN_BUCKET, LF::MAX_BUCKET),
+                level_range: pair_i32(LF::MIN_LEVEL, LF::MAX_LEVEL),
+                row_id_range: get(LF::MIN_ROW_ID)
+                    .as_i64()
+                    .zip(get(LF::MAX_ROW_ID).as_i64()),
+                total_buckets: get(LF::TOTAL_BUCKETS).as_i32(),
+                extra_files,
+            });
         }
-        if !reader.is_empty() {
-            return Err(Error::new(ErrorKind::TrailingBytes, block.data_offset));
+        if !c.is_empty() {
+            return Err(relocate(c.error(ErrorKind::TrailingBytes)));
         }
-        blocks.push(block);
     }
-    Ok((container, blocks, entries))
+    Ok(out)
 }
 
-/// The largest decompressed Avro block [`decode_entries`] and [`decode_manifest_list`]
-/// accept: 64 MiB ([`ErrorKind::LimitExceeded`] at the block's data beyond it). Writers
-/// flush blocks far below this (Java's Avro at ~64 KB, fastavro at ~16 KB), but a few KB of
-/// deflate or zstandard can claim gigabytes.
-pub const MAX_BLOCK_BYTES: usize = 64 << 20;
-
-/// The largest decompressed size of all blocks of one container together: 1 GiB
-/// ([`ErrorKind::LimitExceeded`] at the data of the block that crosses it).
-pub const MAX_DECODED_BYTES: usize = 1 << 30;
-
-/// The block `data` decompressed with `codec`, stopping at [`MAX_BLOCK_BYTES`]. Errors
-/// point at `at`, the block's data: [`ErrorKind::LimitExceeded`] past the limit,
-/// [`ErrorKind::InvalidLength`] for a snappy length claim snappy cannot reach,
-/// [`ErrorKind::ChecksumMismatch`] for snappy's CRC-32, [`ErrorKind::InvalidValue`] for a
-/// stream the codec rejects, [`ErrorKind::UnsupportedVersion`] for other codecs.
-fn decompress(codec: Codec, data: &[u8], at: u64) -> Result<Cow<'_, [u8]>> {
-    let limit = Error::new(ErrorKind::LimitExceeded, at);
-    let invalid = Error::new(ErrorKind::InvalidValue, at);
-    match codec {
-        Codec::Null => Ok(Cow::Borrowed(data)),
-        // Raw deflate (no zlib header), as Avro writes it.
-        Codec::Deflate(_) => {
-            miniz_oxide::inflate::decompress_to_vec_with_limit(data, MAX_BLOCK_BYTES)
-                .map(Cow::Owned)
-                .map_err(|e| match e.status {
-                    miniz_oxide::inflate::TINFLStatus::HasMoreOutput => limit,
-                    _ => invalid,
-                })
-        }
-        // Raw snappy, then the big-endian CRC-32 of the decompressed bytes.
-        Codec::Snappy => {
-            let (packed, crc) = data
-                .split_last_chunk::<4>()
-                .ok_or(Error::new(ErrorKind::Truncated, at + off(data.len())))?;
-            let len = snap::raw::decompress_len(packed).map_err(|_| invalid)?;
-            // Snappy expands its input at most about 21 times (a 3-byte copy yields at
-            // most 64 bytes): refuse larger claims before reserving their size.
-            if len > packed.len().saturating_mul(32) {
-                return Err(Error::new(ErrorKind::InvalidLength, at));
-            }
-            if len > MAX_BLOCK_BYTES {
-                return Err(limit);
-            }
-            let mut out = alloc::vec![0u8; len];
-            let n = snap::raw::Decoder::new()
-                .decompress(packed, &mut out)
-                .map_err(|_| invalid)?;
-            if n != len {
-                return Err(invalid);
-            }
-            if crc32fast::hash(&out) != u32::from_be_bytes(*crc) {
-                return Err(Error::new(
-                    ErrorKind::ChecksumMismatch,
-                    at + off(packed.len()),
-                ));
-            }
-            Ok(Cow::Owned(out))
-        }
-        Codec::Zstandard(_) => {
-            use std::io::Read;
-            let mut decoder =
-                zstd::stream::read::Decoder::with_buffer(data).map_err(|_| invalid)?;
-            // A frame may declare a window of up to 2^27 bytes by default, which the
-            // decoder allocates; no window larger than the output limit is needed.
-            decoder
-                .window_log_max(MAX_BLOCK_BYTES.ilog2())
-                .map_err(|_| invalid)?;
-            let mut out = Vec::new();
-            // One byte past the limit tells a stream that reaches it from one that passes it.
-            decoder
-                .take(MAX_BLOCK_BYTES as u64 + 1)
-                .read_to_end(&mut out)
-                .map_err(|_| invalid)?;
-            if out.len() > MAX_BLOCK_BYTES {
-                return Err(limit);
-            }
-            Ok(Cow::Owned(out))
-        }
-        // Codecs behind `apache-avro` features this crate does not enable (bzip2, xz),
-        // which another crate in the build may turn on.
-        #[allow(unreachable_patterns)]
-        _ => Err(Error::new(ErrorKind::UnsupportedVersion, 4)),
-    }
-}
-
-/// Builds the sidecar of the completed manifest `bytes`: scans the container, decodes each block's entries, pairs them with the block
-/// and serialises. Nothing is written or published.
+/// Builds the sidecar of the completed manifest `bytes`: scans the container, decodes each
+/// block's entries, pairs them with the block and serialises. Nothing is written or
+/// published.
 ///
 /// ```
 /// use lakecore::sidecar::{BuildSettings, Sidecar};
 /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
 /// let manifest = std::fs::read(path).unwrap();
-/// let bytes = lakecore::paimon::manifest::build_from_manifest(&manifest, BuildSettings::default())?
-///     ;
+/// let bytes = lakecore::paimon::manifest::build_from_manifest(&manifest, BuildSettings::default())?;
 /// let sidecar = Sidecar::parse(&bytes)?;
 /// assert_eq!((sidecar.block_count(), sidecar.entry_count()), (6, 364));
 /// assert_eq!(sidecar.manifest_length(), manifest.len() as u64);
 /// # Ok::<(), lakecore::Error>(())
 /// ```
 pub fn build_from_manifest(bytes: &[u8], settings: BuildSettings) -> Result<Vec<u8>> {
-    let (container, blocks, entries) = decode_entries(bytes)?;
-    let mut builder = SidecarBuilder::new(settings, container.header());
-    let mut entries = entries.iter().peekable();
-    for (index, block) in blocks.iter().enumerate() {
+    let manifest = Manifest::parse(bytes)?;
+    let mut dec = manifest.decompressor();
+    let mut builder = SidecarBuilder::new(settings, manifest.container.header());
+    let mut decoded = 0usize;
+    for block in manifest.container.blocks() {
+        let block = block?;
         builder.begin_block(block.offset, block.length)?;
-        while let Some(e) = entries.next_if(|e| e.block == index) {
+        manifest.entries(&block, &mut dec, |e| {
             builder.add(EntryCoverage {
-                partition: e.partition.as_deref(),
-                bucket: e.bucket,
-                total_buckets: e.total_buckets,
-                first_row_id: e.first_row_id,
-                row_count: e.row_count.unwrap_or(0),
-            })?;
+                partition: e.partition(),
+                bucket: e.bucket(),
+                total_buckets: e.total_buckets(),
+                first_row_id: e.first_row_id(),
+                row_count: e.row_count().unwrap_or(0),
+            })
+        })?;
+        decoded = decoded.saturating_add(dec_len(&manifest, &block, &dec));
+        if decoded > MAX_DECODED_BYTES {
+            return Err(Error::new(ErrorKind::LimitExceeded, block.data_offset));
         }
         builder.end_block()?;
     }

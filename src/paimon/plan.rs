@@ -27,13 +27,14 @@
 //! # Ok::<(), lakecore::paimon::ScanError>(())
 //! ```
 
+use super::compression::Decompressor;
 use super::error::*;
-use super::manifest::{decode_entries, ManifestEntry, ManifestFileMeta};
+use super::manifest::{Manifest, ManifestEntry, ManifestFileMeta};
 use super::predicate::*;
 use super::sidecar::{read_sidecar, NoSidecar, SidecarBytes};
 use super::table::*;
-use crate::io::{map_file, span_slices};
-use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges, SelectedBlock};
+use crate::io::map_file;
+use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges};
 use crate::{Error, ErrorKind};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -324,11 +325,6 @@ pub struct PreparedScan {
     options: ScanOptions,
 }
 
-fn entry_error(blocks: &[SelectedBlock], e: &ManifestEntry) -> Error {
-    let at = blocks.get(e.block).map_or(0, |b| b.offset);
-    Error::new(ErrorKind::InvalidValue, at)
-}
-
 impl PreparedScan {
     /// The snapshot (`None` for a table without snapshots).
     pub fn snapshot(&self) -> Option<&Snapshot> {
@@ -387,30 +383,32 @@ impl PreparedScan {
             },
         };
         // Full read.
-        let (_, blocks, entries) = decode_entries(manifest).map_err(invalid(&path))?;
-        let spans: Vec<SelectedBlock> = blocks
-            .iter()
-            .map(|b| SelectedBlock {
-                id: 0,
-                offset: b.offset,
-                length: b.length,
-                first_record: 0,
-                record_count: b.object_count,
-            })
-            .collect();
+        let full = || -> crate::Result<(u64, Vec<ScanEntry>)> {
+            let m = Manifest::parse(manifest)?;
+            let mut dec = m.decompressor();
+            let mut entries = Vec::new();
+            let mut blocks = 0u64;
+            for block in m.container().blocks() {
+                let block = block?;
+                blocks += 1;
+                m.entries(&block, &mut dec, |e| self.keep(e, &mut entries))?;
+            }
+            Ok((blocks, entries))
+        };
+        let (blocks, entries) = full().map_err(invalid(&path))?;
         Ok(ManifestScan {
             file_name: meta.file_name.clone(),
             read,
-            blocks_total: crate::error::off(blocks.len()),
-            blocks_read: crate::error::off(blocks.len()),
+            blocks_total: blocks,
+            blocks_read: blocks,
             bytes_total: crate::error::off(manifest.len()),
             bytes_read: crate::error::off(manifest.len()),
             sidecar_bytes: 0,
-            entries: self.filter(&spans, entries).map_err(invalid(&path))?,
+            entries,
         })
     }
 
-    /// The sidecar path of a manifest: select, decode header + selected blocks, filter.
+    /// The sidecar path of a manifest: select, decode the selected blocks in place, filter.
     /// Any error means the sidecar cannot be trusted for this manifest.
     fn through_sidecar(
         &self,
@@ -440,30 +438,34 @@ impl PreparedScan {
         if q.buckets.is_some() {
             query = query.buckets(&bucket_pred);
         }
-        let selected = view
-            .select(&query)
-            .collect::<crate::Result<Vec<SelectedBlock>>>()?;
-        let (bytes_read, entries) = if selected.is_empty() {
-            (0, Vec::new())
-        } else {
-            let spans = crate::io::coalesce(selected.iter().map(SelectedBlock::span));
-            let pieces = span_slices(manifest, crate::error::off(header.len()), &spans)?;
-            let file: Vec<u8> = pieces.concat();
-            let (_, blocks, entries) = decode_entries(&file)?;
-            let expected: u64 = selected.iter().map(|b| b.record_count).sum();
-            if blocks.len() != selected.len() || crate::error::off(entries.len()) != expected {
-                return Err(Error::new(ErrorKind::Mismatch, 0));
+        let mut entries = Vec::new();
+        let mut bytes_read = 0u64;
+        let mut blocks_read = 0u64;
+        let mut opened: Option<(Manifest<'_>, Decompressor)> = None;
+        for selected in view.select(&query) {
+            let selected = selected?;
+            let (m, dec) = match &mut opened {
+                Some(o) => o,
+                slot => {
+                    let m = Manifest::parse(manifest)?;
+                    bytes_read = crate::error::off(header.len());
+                    let dec = m.decompressor();
+                    slot.insert((m, dec))
+                }
+            };
+            let block = m.container().block_at(selected.offset)?;
+            if block.length != selected.length || block.object_count != selected.record_count {
+                return Err(Error::new(ErrorKind::Mismatch, selected.offset));
             }
-            (
-                crate::error::off(file.len()),
-                self.filter(&selected, entries)?,
-            )
-        };
+            m.entries(&block, dec, |e| self.keep(e, &mut entries))?;
+            bytes_read += block.length;
+            blocks_read += 1;
+        }
         Ok(ManifestScan {
             file_name: String::new(),
             read: ManifestRead::Sidecar,
             blocks_total: u64::from(view.block_count()),
-            blocks_read: crate::error::off(selected.len()),
+            blocks_read,
             bytes_total: crate::error::off(manifest.len()),
             bytes_read,
             sidecar_bytes: crate::error::off(sidecar.bytes().len()),
@@ -471,43 +473,42 @@ impl PreparedScan {
         })
     }
 
-    /// Keeps the entries that pass the query; `blocks` locates errors.
-    fn filter(
-        &self,
-        blocks: &[SelectedBlock],
-        entries: Vec<ManifestEntry>,
-    ) -> crate::Result<Vec<ScanEntry>> {
-        let mut out = Vec::new();
-        for e in entries {
-            let bad = entry_error(blocks, &e);
-            let (Some(kind), Some(partition), Some(bucket), Some(total), Some(name)) =
-                (e.kind, e.partition, e.bucket, e.total_buckets, e.file_name)
-            else {
-                return Err(bad);
-            };
-            let delete = match kind {
-                0 => false,
-                1 => true,
-                _ => return Err(bad),
-            };
-            let row_count = e.row_count.unwrap_or(0);
-            let q = &self.query;
-            if q.rows_pass(e.first_row_id, row_count)
-                && q.bucket_passes(bucket, total)
-                && q.partition_passes(&partition).map_err(|_| bad)?
-            {
-                out.push(ScanEntry {
-                    delete,
-                    partition,
-                    bucket,
-                    total_buckets: total,
-                    file_name: name,
-                    first_row_id: e.first_row_id,
-                    row_count,
-                });
-            }
+    /// Appends `e` to `out` when it passes the query (the only allocation per entry, and
+    /// only for entries kept).
+    fn keep(&self, e: &ManifestEntry<'_>, out: &mut Vec<ScanEntry>) -> crate::Result<()> {
+        let bad = Error::new(ErrorKind::InvalidValue, e.block_offset);
+        let (Some(kind), Some(partition), Some(bucket), Some(total), Some(name)) = (
+            e.kind(),
+            e.partition(),
+            e.bucket(),
+            e.total_buckets(),
+            e.file_name(),
+        ) else {
+            return Err(bad);
+        };
+        let delete = match kind {
+            0 => false,
+            1 => true,
+            _ => return Err(bad),
+        };
+        let row_count = e.row_count().unwrap_or(0);
+        let first_row_id = e.first_row_id();
+        let q = &self.query;
+        if q.rows_pass(first_row_id, row_count)
+            && q.bucket_passes(bucket, total)
+            && q.partition_passes(partition).map_err(|_| bad)?
+        {
+            out.push(ScanEntry {
+                delete,
+                partition: partition.to_vec(),
+                bucket,
+                total_buckets: total,
+                file_name: name.into(),
+                first_row_id,
+                row_count,
+            });
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Reconciles the per-manifest results (in manifest order): an ADD makes a file live, a

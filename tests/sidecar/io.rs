@@ -167,7 +167,7 @@ fn selected_spans_form_a_valid_avro_file() {
     .concat();
     let (_, _, entries) = decode_entries(&bytes).unwrap();
     let (_, _, all_entries) = decode_entries(&map).unwrap();
-    let hits = |es: &[lakecore::paimon::manifest::ManifestEntry]| {
+    let hits = |es: &[lakecore::paimon::manifest::DecodedEntry]| {
         es.iter()
             .filter(|e| {
                 let f = e.first_row_id.unwrap() as u64;

@@ -1,10 +1,16 @@
-//! Avro object-container framing over borrowed bytes (`no_std`, no allocation).
+//! Avro over borrowed bytes (`no_std`, no allocation): object-container framing and datums
+//! walked in place.
 //!
-//! This knows the container only: magic `Obj\x01`, the metadata map (`avro.schema`,
+//! [`Container`] knows the container: magic `Obj\x01`, the metadata map (`avro.schema`,
 //! `avro.codec`, ...), the 16-byte sync marker, and the block list (object-count varint,
-//! size varint, data, sync) with every length checked. It neither decompresses blocks nor
-//! decodes records; the Paimon manifest decoding on top lives in `paimon::manifest`
-//! (feature `paimon`).
+//! size varint, data, sync) with every length checked. It does not decompress blocks (the
+//! codecs live with their users, e.g. `paimon::manifest`).
+//!
+//! [`Schema`] compiles the writer schema from the header once into a flat decode program;
+//! [`Schema::project`] names the fields a caller wants by path, and [`Schema::read`] walks a
+//! datum in place, returning those fields as borrowed [`Value`]s and stepping over every
+//! other field by its length prefixes. Schema evolution is by field name: a projected field
+//! the writer did not write reads as [`Value::Absent`].
 //!
 //! ```
 //! use lakecore::codec::avro::Container;
@@ -23,26 +29,23 @@
 //! # Ok::<(), lakecore::Error>(())
 //! ```
 
-use crate::codec::varint::{zigzag_decode, VarintFormat};
 use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
+
+mod datum;
+mod json;
+mod schema;
+
+use datum::{length, long};
+pub use datum::{length as read_length, long as read_long};
+pub use datum::{ItemIter, Items, Value, MAX_EMPTY_ITEMS};
+pub use json::MAX_JSON_DEPTH;
+pub use schema::{Projection, Schema, Type, MAX_DEPTH, MAX_LINKS, MAX_NAMED, MAX_NODES};
 
 /// The object-container magic.
 pub const MAGIC: [u8; 4] = *b"Obj\x01";
 /// Sync marker length.
 pub const SYNC_LEN: usize = 16;
-
-/// Reads an Avro `long` (ZigZag varint, at most 10 bytes, shortest form).
-fn long(c: &mut Cursor<'_>) -> Result<i64> {
-    c.uvarint(VarintFormat::U64).map(zigzag_decode)
-}
-
-/// Reads a non-negative Avro `long` used as a length or count.
-fn length(c: &mut Cursor<'_>) -> Result<u64> {
-    let at = c.position();
-    let v = long(c)?;
-    u64::try_from(v).map_err(|_| Error::new(ErrorKind::InvalidLength, at))
-}
 
 /// A parsed object-container header over borrowed bytes.
 #[derive(Clone, Copy, Debug)]
@@ -152,6 +155,25 @@ impl<'a> Container<'a> {
             header_len: self.header_len,
             failed: false,
         }
+    }
+    /// The one block that starts at absolute offset `offset` (e.g. a block a sidecar
+    /// located), checked as [`blocks`](Self::blocks) checks each: lengths and sync marker.
+    /// [`ErrorKind::OutOfBounds`] at `offset` when it lies inside the header.
+    pub fn block_at(&self, offset: u64) -> Result<AvroBlock<'a>> {
+        let start = usize::try_from(offset)
+            .ok()
+            .filter(|&s| s >= self.header_len)
+            .ok_or(Error::new(ErrorKind::OutOfBounds, offset))?;
+        let mut c = Cursor::new(self.bytes);
+        c.skip(start)?;
+        let mut blocks = AvroBlocks {
+            c,
+            sync: self.sync,
+            started: true,
+            header_len: self.header_len,
+            failed: false,
+        };
+        blocks.step()
     }
 }
 
