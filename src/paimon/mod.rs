@@ -17,7 +17,8 @@ mod table;
 
 pub use error::ScanError;
 pub use plan::{
-    DataFile, ManifestRead, ManifestScan, PreparedScan, ScanEntry, ScanOptions, ScanPlan, ScanStats,
+    DataFile, ManifestRead, ManifestScan, PreparedScan, Reconciler, ScanEntry, ScanOptions,
+    ScanPlan, ScanStats,
 };
 pub use predicate::{PartitionType, ScanQuery, DEFAULT_PARTITION_NAME};
 pub use table::{Snapshot, Table, TableSchema};

@@ -36,9 +36,9 @@ use super::table::*;
 use crate::io::map_file;
 use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges};
 use crate::{Error, ErrorKind};
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
+use std::collections::HashSet;
 
 /// How a scan reads manifests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,12 +46,17 @@ pub struct ScanOptions {
     /// The sidecar `read` switch (on by default). Off: every manifest is read in full and
     /// no sidecar is opened ([`ManifestRead::SidecarsOff`]); the live files are the same.
     pub read_sidecars: bool,
+    /// Skip manifests whose manifest-list statistics (partition min/max and null counts,
+    /// bucket range, row-ID range) rule the query out, before opening them (on by default,
+    /// as Java, paimon-rust and pypaimon do); counted in [`ScanStats::manifests_pruned`].
+    pub prune_manifests: bool,
 }
 
 impl Default for ScanOptions {
     fn default() -> Self {
         ScanOptions {
             read_sidecars: true,
+            prune_manifests: true,
         }
     }
 }
@@ -97,7 +102,7 @@ impl Table {
     /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
     /// let table = Table::open(dir)?;
     /// let query = ScanQuery { buckets: Some(vec![(1, Some(4))]), ..ScanQuery::default() };
-    /// let off = ScanOptions { read_sidecars: false };
+    /// let off = ScanOptions { read_sidecars: false, ..ScanOptions::default() };
     /// let full = table.plan_with(None, &query, off)?;
     /// assert_eq!(full.files, table.plan(None, &query)?.files);
     /// assert_eq!(full.stats.manifests_with_sidecar, 0);
@@ -122,6 +127,8 @@ impl Table {
                 table: self.clone(),
                 snapshot: None,
                 manifests: Vec::new(),
+                pruned: 0,
+                pruned_bytes: 0,
                 query: Compiled::default(),
                 options,
             });
@@ -157,16 +164,30 @@ impl Table {
             };
             partition.push(Condition { index, ty, value });
         }
-        let manifests = self.manifests(&snap)?;
+        let compiled = Compiled {
+            rows: query.rows.clone(),
+            buckets: query.buckets.clone(),
+            partition,
+        };
+        let mut manifests = self.manifests(&snap)?;
+        let listed = manifests.len();
+        let mut pruned_bytes = 0u64;
+        if options.prune_manifests {
+            manifests.retain(|m| {
+                let keep = compiled.manifest_may_match(m);
+                if !keep {
+                    pruned_bytes += u64::try_from(m.file_size).unwrap_or(0);
+                }
+                keep
+            });
+        }
         Ok(PreparedScan {
             table: self.clone(),
             snapshot: Some(snap),
+            pruned: crate::error::off(listed - manifests.len()),
+            pruned_bytes,
             manifests,
-            query: Compiled {
-                rows: query.rows.clone(),
-                buckets: query.buckets.clone(),
-                partition,
-            },
+            query: compiled,
             options,
         })
     }
@@ -184,7 +205,7 @@ impl Table {
     /// let plan = Table::open(dir)?.plan(Some(4), &query)?;
     /// assert_eq!(plan.snapshot, Some(4));
     /// assert_eq!(plan.files.len(), 1);
-    /// assert_eq!(plan.stats.manifests, plan.stats.manifests_with_sidecar);
+    /// assert_eq!(plan.stats.manifests, plan.stats.manifests_with_sidecar + plan.stats.manifests_pruned);
     /// # Ok::<(), lakecore::paimon::ScanError>(())
     /// ```
     pub fn plan(&self, snapshot: Option<u64>, query: &ScanQuery) -> Result<ScanPlan, ScanError> {
@@ -267,17 +288,20 @@ pub struct ManifestScan {
 /// Totals over the manifests of a scan.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScanStats {
-    /// Manifests of the snapshot.
+    /// Manifests of the snapshot (scanned or pruned).
     pub manifests: u64,
+    /// Manifests skipped by their manifest-list statistics, never opened
+    /// ([`ScanOptions::prune_manifests`]).
+    pub manifests_pruned: u64,
     /// Manifests read through a valid sidecar.
     pub manifests_with_sidecar: u64,
     /// Manifests read in full because their sidecar was invalid or unreadable.
     pub manifests_sidecar_invalid: u64,
-    /// Avro blocks in all manifests.
+    /// Avro blocks in the manifests scanned (pruned manifests are never opened).
     pub blocks_total: u64,
     /// Avro blocks read.
     pub blocks_read: u64,
-    /// Bytes of all manifests.
+    /// Bytes of all manifests of the snapshot (pruned ones included).
     pub manifest_bytes_total: u64,
     /// Manifest bytes read.
     pub manifest_bytes_read: u64,
@@ -321,6 +345,8 @@ pub struct PreparedScan {
     table: Table,
     snapshot: Option<Snapshot>,
     manifests: Vec<ManifestFileMeta>,
+    pruned: u64,
+    pruned_bytes: u64,
     query: Compiled,
     options: ScanOptions,
 }
@@ -514,47 +540,110 @@ impl PreparedScan {
     /// Reconciles the per-manifest results (in manifest order): an ADD makes a file live, a
     /// DELETE of the same `(partition, bucket, file name)` removes it.
     pub fn finish(&self, scans: Vec<ManifestScan>) -> ScanPlan {
-        let mut stats = ScanStats::default();
-        let mut live: BTreeMap<(Vec<u8>, i32, String), DataFile> = BTreeMap::new();
+        let mut r = self.reconciler();
         for scan in scans {
-            stats.manifests += 1;
-            match scan.read {
-                ManifestRead::Sidecar => stats.manifests_with_sidecar += 1,
-                ManifestRead::SidecarInvalid(_) | ManifestRead::SidecarUnreadable => {
-                    stats.manifests_sidecar_invalid += 1
-                }
-                ManifestRead::NoSidecar | ManifestRead::SidecarsOff => {}
+            r.add(scan);
+        }
+        r.finish()
+    }
+
+    /// An incremental [`finish`](Self::finish): feed the manifest results in manifest order
+    /// as they arrive and drop them, so memory follows the live files rather than every
+    /// entry of the snapshot.
+    pub fn reconciler(&self) -> Reconciler {
+        Reconciler {
+            snapshot: self.snapshot.as_ref().map(|s| s.id),
+            stats: ScanStats {
+                manifests: self.pruned,
+                manifests_pruned: self.pruned,
+                manifest_bytes_total: self.pruned_bytes,
+                ..ScanStats::default()
+            },
+            live: HashSet::new(),
+        }
+    }
+}
+
+/// A live file keyed by `(partition, bucket, file name)` for reconciliation.
+#[derive(Debug)]
+struct Keyed(DataFile);
+
+impl PartialEq for Keyed {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.bucket == other.0.bucket
+            && self.0.file_name == other.0.file_name
+            && self.0.partition == other.0.partition
+    }
+}
+
+impl Eq for Keyed {}
+
+impl core::hash::Hash for Keyed {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.0.bucket.hash(state);
+        self.0.file_name.hash(state);
+        self.0.partition.hash(state);
+    }
+}
+
+/// Reconciles manifest results in manifest order; see [`PreparedScan::reconciler`].
+#[derive(Debug)]
+pub struct Reconciler {
+    snapshot: Option<u64>,
+    stats: ScanStats,
+    live: HashSet<Keyed>,
+}
+
+impl Reconciler {
+    /// Applies the next manifest's result (entries moved, not copied).
+    pub fn add(&mut self, scan: ManifestScan) {
+        let stats = &mut self.stats;
+        stats.manifests += 1;
+        match scan.read {
+            ManifestRead::Sidecar => stats.manifests_with_sidecar += 1,
+            ManifestRead::SidecarInvalid(_) | ManifestRead::SidecarUnreadable => {
+                stats.manifests_sidecar_invalid += 1
             }
-            stats.blocks_total = stats.blocks_total.saturating_add(scan.blocks_total);
-            stats.blocks_read = stats.blocks_read.saturating_add(scan.blocks_read);
-            stats.manifest_bytes_total =
-                stats.manifest_bytes_total.saturating_add(scan.bytes_total);
-            stats.manifest_bytes_read = stats.manifest_bytes_read.saturating_add(scan.bytes_read);
-            stats.sidecar_bytes_read = stats.sidecar_bytes_read.saturating_add(scan.sidecar_bytes);
-            stats.entries_matched = stats
-                .entries_matched
-                .saturating_add(crate::error::off(scan.entries.len()));
-            for e in scan.entries {
-                let key = (e.partition, e.bucket, e.file_name);
-                if e.delete {
-                    live.remove(&key);
-                } else {
-                    let file = DataFile {
-                        partition: key.0.clone(),
-                        bucket: key.1,
-                        file_name: key.2.clone(),
-                        total_buckets: e.total_buckets,
-                        first_row_id: e.first_row_id,
-                        row_count: e.row_count,
-                    };
-                    live.insert(key, file);
-                }
+            ManifestRead::NoSidecar | ManifestRead::SidecarsOff => {}
+        }
+        stats.blocks_total = stats.blocks_total.saturating_add(scan.blocks_total);
+        stats.blocks_read = stats.blocks_read.saturating_add(scan.blocks_read);
+        stats.manifest_bytes_total = stats.manifest_bytes_total.saturating_add(scan.bytes_total);
+        stats.manifest_bytes_read = stats.manifest_bytes_read.saturating_add(scan.bytes_read);
+        stats.sidecar_bytes_read = stats.sidecar_bytes_read.saturating_add(scan.sidecar_bytes);
+        stats.entries_matched = stats
+            .entries_matched
+            .saturating_add(crate::error::off(scan.entries.len()));
+        for e in scan.entries {
+            let file = Keyed(DataFile {
+                partition: e.partition,
+                bucket: e.bucket,
+                file_name: e.file_name,
+                total_buckets: e.total_buckets,
+                first_row_id: e.first_row_id,
+                row_count: e.row_count,
+            });
+            if e.delete {
+                self.live.remove(&file);
+            } else {
+                self.live.replace(file);
             }
         }
+    }
+
+    /// Live files so far.
+    pub fn live_files(&self) -> usize {
+        self.live.len()
+    }
+
+    /// The plan: live files sorted by (partition, bucket, file name), and the totals.
+    pub fn finish(self) -> ScanPlan {
+        let mut files: Vec<DataFile> = self.live.into_iter().map(|k| k.0).collect();
+        files.sort_unstable();
         ScanPlan {
-            snapshot: self.snapshot.as_ref().map(|s| s.id),
-            files: live.into_values().collect(),
-            stats,
+            snapshot: self.snapshot,
+            files,
+            stats: self.stats,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! ([`ScanQuery`]), partition key types and values (dates, decimals, binary in hex), and the
 //! query compiled into sidecar and entry predicates.
 
+use super::manifest::{ManifestFileMeta, RowStats};
 use crate::sidecar::BinaryRow;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -93,7 +94,7 @@ impl PartitionType {
 }
 
 /// A typed partition value to compare with.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, PartialOrd)]
 pub(super) enum Value {
     Null,
     Bool(bool),
@@ -193,12 +194,13 @@ pub(super) struct Condition {
 }
 
 impl Condition {
-    pub(super) fn holds(&self, row: &BinaryRow<'_>) -> crate::Result<bool> {
+    /// Field `index` of `row` as a typed value (`None` for null or an unsupported type).
+    fn read(&self, row: &BinaryRow<'_>) -> crate::Result<Option<Value>> {
         let i = self.index;
         if row.is_null(i)? {
-            return Ok(self.value == Value::Null);
+            return Ok(None);
         }
-        let actual = match self.ty {
+        Ok(match self.ty {
             PartitionType::Boolean => row.get_bool(i)?.map(Value::Bool),
             PartitionType::TinyInt => row.get_i8(i)?.map(|v| Value::Int(v.into())),
             PartitionType::SmallInt => row.get_i16(i)?.map(|v| Value::Int(v.into())),
@@ -214,8 +216,36 @@ impl Condition {
                 row.get_bytes(i)?.map(|b| Value::Bytes(b.to_vec()))
             }
             PartitionType::Unsupported => None,
+        })
+    }
+
+    pub(super) fn holds(&self, row: &BinaryRow<'_>) -> crate::Result<bool> {
+        if row.is_null(self.index)? {
+            return Ok(self.value == Value::Null);
+        }
+        Ok(self.read(row)?.as_ref() == Some(&self.value))
+    }
+
+    /// Whether a partition inside the statistics `stats` (min/max rows, null counts) can
+    /// satisfy the condition. Unreadable or missing statistics can.
+    pub(super) fn may_hold(&self, stats: &RowStats) -> bool {
+        let index = usize::try_from(self.index).unwrap_or(usize::MAX);
+        if self.value == Value::Null {
+            // Only a known count of zero nulls rules null out.
+            return stats.null_counts.get(index) != Some(&Some(0));
+        }
+        let bounds = || -> crate::Result<Option<(Value, Value)>> {
+            let min = BinaryRow::from_partition(&stats.min, 0)?;
+            let max = BinaryRow::from_partition(&stats.max, 0)?;
+            Ok(self.read(&min)?.zip(self.read(&max)?))
         };
-        Ok(actual.as_ref() == Some(&self.value))
+        // A null bound (a field with only nulls, or no statistics for it) rules nothing out.
+        let Ok(Some((min, max))) = bounds() else {
+            return true;
+        };
+        use core::cmp::Ordering::{Greater, Less};
+        let v = &self.value;
+        !(v.partial_cmp(&min) == Some(Less) || v.partial_cmp(&max) == Some(Greater))
     }
 }
 
@@ -248,6 +278,29 @@ impl Compiled {
             }
         }
         Ok(true)
+    }
+
+    /// Whether manifest `m` can hold a matching entry, by the manifest list's statistics
+    /// (partition min/max and null counts, bucket and row-ID ranges), as the clients prune.
+    pub(super) fn manifest_may_match(&self, m: &ManifestFileMeta) -> bool {
+        if let (Some(stats), false) = (&m.partition_stats, self.partition.is_empty()) {
+            if !self.partition.iter().all(|c| c.may_hold(stats)) {
+                return false;
+            }
+        }
+        if let (Some(alternatives), Some((lo, hi))) = (&self.buckets, m.bucket_range) {
+            if !alternatives.iter().any(|&(b, _)| lo <= b && b <= hi) {
+                return false;
+            }
+        }
+        if let (Some(ranges), Some((lo, hi))) = (&self.rows, m.row_id_range) {
+            if let (Ok(lo), Ok(hi)) = (u64::try_from(lo), u64::try_from(hi)) {
+                if !ranges.iter().any(|&(a, b)| a <= hi && lo <= b) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Whether entry rows `[first, first + count - 1]` meet a queried range; entries without

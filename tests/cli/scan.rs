@@ -173,9 +173,14 @@ fn no_sidecars_reads_everything_and_finds_the_same_files() {
         let dir = table(case.table);
         let mut args = vec!["scan", dir.to_str().unwrap(), "--json"];
         args.extend_from_slice(case.args);
+        let pruned = lakecore(&args);
+        // Sidecars against the full read: every manifest opened in both.
+        args.push("--no-manifest-pruning");
         let with = lakecore(&args);
         args.push("--no-sidecars");
         let without = lakecore(&args);
+        assert!(pruned.status.success(), "{args:?}");
+        let pruned: serde_json::Value = serde_json::from_slice(&pruned.stdout).unwrap();
         assert!(
             with.status.success() && without.status.success(),
             "{args:?}"
@@ -191,6 +196,8 @@ fn no_sidecars_reads_everything_and_finds_the_same_files() {
                 .collect::<BTreeSet<_>>()
         };
         assert_eq!(set(&with), set(&without), "{args:?}");
+        assert_eq!(set(&pruned), set(&without), "{args:?}");
+        assert_eq!(pruned["manifests"], without["manifests"]);
         assert_eq!(without["manifests_with_sidecar"], 0);
         assert_eq!(without["blocks_read"], without["blocks_total"]);
         assert_eq!(

@@ -11,7 +11,6 @@ use lakecore::paimon::{
 };
 use lakecore::sidecar::BinaryRow;
 use rayon::prelude::*;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -53,6 +52,10 @@ pub struct Args {
     /// Ignore the sidecars (the `read` switch off): read every manifest in full.
     #[arg(long)]
     no_sidecars: bool,
+    /// Open every manifest of the snapshot, even those whose manifest-list statistics
+    /// (partition min/max, bucket and row-ID ranges) rule the filters out.
+    #[arg(long)]
+    no_manifest_pruning: bool,
     /// Print the JSON document instead of the report.
     #[arg(long)]
     json: bool,
@@ -144,21 +147,62 @@ pub(crate) fn scan_parallel(
     scans
 }
 
+/// Plans `prepared` with the manifests scanned in parallel, a window of them at a time, and
+/// reconciled in manifest order as each window completes: memory follows the live files,
+/// not the entries of every manifest.
+pub(crate) fn plan_parallel(
+    prepared: &PreparedScan,
+    progress: bool,
+) -> Result<ScanPlan, ScanError> {
+    let manifests = prepared.manifests();
+    let bar =
+        ProgressBar::with_draw_target(Some(manifests.len() as u64), ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template("scanning manifests {bar:40} {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let start = Instant::now();
+    let window = 8 * rayon::current_num_threads().max(1);
+    let mut reconciler = prepared.reconciler();
+    for chunk in manifests.chunks(window) {
+        let scans = chunk
+            .par_iter()
+            .map(|m| prepared.scan_manifest(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        for scan in scans {
+            reconciler.add(scan);
+        }
+        bar.inc(chunk.len() as u64);
+        if progress && bar.is_hidden() && start.elapsed() > PROGRESS_AFTER {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+    bar.finish_and_clear();
+    Ok(reconciler.finish())
+}
+
 /// Runs `lakecore scan`.
 pub fn run(args: &Args) -> CliResult {
     let query = query_of(args)?;
     let table = Table::open(&args.table_dir).map_err(failure)?;
     let options = ScanOptions {
         read_sidecars: !args.no_sidecars,
+        prune_manifests: !args.no_manifest_pruning,
     };
     let prepared = table
         .prepare_with(args.snapshot, &query, options)
         .map_err(failure)?;
-    let scans = scan_parallel(&prepared, !args.json);
-    let plan = prepared.finish(scans.map_err(failure)?);
+    let plan = plan_parallel(&prepared, !args.json).map_err(failure)?;
 
     if args.json {
-        println!("{}", json(&plan));
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        write_json(&mut out, &plan)
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .map_err(|error| Failure::Io {
+                context: "writing the plan to stdout".into(),
+                error,
+            })?;
         return Ok(());
     }
     let schema = match prepared.snapshot() {
@@ -169,23 +213,40 @@ pub fn run(args: &Args) -> CliResult {
     Ok(())
 }
 
-fn json(plan: &ScanPlan) -> String {
-    let mut out = String::from("{\"files\":[");
+/// Writes the `--json` document to `out` (buffered; hex and names written without
+/// per-byte formatting, since a full plan can list millions of files).
+fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result<()> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut line = Vec::with_capacity(256);
+    out.write_all(b"{\"files\":[")?;
     for (i, f) in plan.files.iter().enumerate() {
+        line.clear();
         if i > 0 {
-            out.push(',');
+            line.push(b',');
         }
-        let name = serde_json::Value::String(f.file_name.clone());
-        let _ = write!(
-            out,
-            "{{\"partition_hex\":\"{}\",\"bucket\":{},\"file_name\":{}}}",
-            hex(&f.partition),
-            f.bucket,
-            name
-        );
+        line.extend_from_slice(b"{\"partition_hex\":\"");
+        for &b in &f.partition {
+            line.push(HEX[usize::from(b >> 4)]);
+            line.push(HEX[usize::from(b & 15)]);
+        }
+        line.extend_from_slice(b"\",\"bucket\":");
+        line.extend_from_slice(f.bucket.to_string().as_bytes());
+        line.extend_from_slice(b",\"file_name\":");
+        if f.file_name
+            .bytes()
+            .all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f)
+        {
+            line.push(b'"');
+            line.extend_from_slice(f.file_name.as_bytes());
+            line.push(b'"');
+        } else {
+            serde_json::to_writer(&mut line, &f.file_name)?;
+        }
+        line.push(b'}');
+        out.write_all(&line)?;
     }
     let s = plan.stats;
-    let _ = write!(
+    writeln!(
         out,
         "],\"manifests\":{},\"manifests_with_sidecar\":{},\"blocks_total\":{},\
          \"blocks_read\":{},\"manifest_bytes_total\":{},\"manifest_bytes_read\":{}}}",
@@ -195,8 +256,7 @@ fn json(plan: &ScanPlan) -> String {
         s.blocks_read,
         s.manifest_bytes_total,
         s.manifest_bytes_read
-    );
-    out
+    )
 }
 
 /// `key=value, ...` of a partition tuple, typed through the schema (hex when undecodable).
@@ -268,7 +328,7 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
             rows_text(f)
         );
     }
-    let full = s.manifests - s.manifests_with_sidecar;
+    let full = s.manifests - s.manifests_with_sidecar - s.manifests_pruned;
     if args.no_sidecars {
         println!(
             "manifests: {} (sidecars switched off: all read in full)",
@@ -285,8 +345,9 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
         return;
     }
     println!(
-        "manifests: {} ({} through sidecars, {} read in full: {} without sidecar, {} with an invalid or unreadable sidecar)",
+        "manifests: {} ({} pruned by the manifest list's statistics, {} through sidecars, {} read in full: {} without sidecar, {} with an invalid or unreadable sidecar)",
         s.manifests,
+        s.manifests_pruned,
         s.manifests_with_sidecar,
         full,
         full - s.manifests_sidecar_invalid,

@@ -35,7 +35,14 @@ fn timed_scan(
 ) -> Result<(lakecore::paimon::ScanPlan, usize, f64), Failure> {
     let t = Instant::now();
     let prepared = table
-        .prepare_with(None, query, ScanOptions { read_sidecars })
+        .prepare_with(
+            None,
+            query,
+            ScanOptions {
+                read_sidecars,
+                ..ScanOptions::default()
+            },
+        )
         .map_err(crate::scan::failure)?;
     let scans = crate::scan::scan_parallel(&prepared, false).map_err(crate::scan::failure)?;
     let touched = scans.iter().filter(|s| s.blocks_read > 0).count();
