@@ -38,7 +38,7 @@ use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges};
 use crate::{Error, ErrorKind};
 use alloc::string::String;
 use alloc::vec::Vec;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// How a scan reads manifests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -559,7 +559,7 @@ impl PreparedScan {
                 manifest_bytes_total: self.pruned_bytes,
                 ..ScanStats::default()
             },
-            live: HashSet::new(),
+            live: HashSet::default(),
         }
     }
 }
