@@ -20,5 +20,5 @@ pub use plan::{
     DataFile, ManifestRead, ManifestScan, PreparedScan, Reconciler, ScanEntry, ScanOptions,
     ScanPlan, ScanStats,
 };
-pub use predicate::{PartitionType, ScanQuery, DEFAULT_PARTITION_NAME};
-pub use table::{Snapshot, Table, TableSchema};
+pub use predicate::{parse_timestamp_millis, PartitionType, ScanQuery, DEFAULT_PARTITION_NAME};
+pub use table::{Snapshot, SnapshotSpec, Table, TableSchema};

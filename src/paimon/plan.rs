@@ -118,11 +118,36 @@ impl Table {
         query: &ScanQuery,
         options: ScanOptions,
     ) -> Result<PreparedScan, ScanError> {
-        let id = match snapshot {
-            Some(id) => Some(id),
-            None => self.latest_snapshot_id()?,
-        };
-        let Some(id) = id else {
+        let spec = snapshot.map_or(SnapshotSpec::Latest, SnapshotSpec::Id);
+        self.prepare_snapshot(&spec, query, options)
+    }
+
+    /// [`prepare_with`](Self::prepare_with) for any [`SnapshotSpec`]: an id, the latest, a
+    /// tag or a point in time.
+    ///
+    /// ```
+    /// use lakecore::paimon::{ScanOptions, ScanQuery, SnapshotSpec, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/part_append_rs");
+    /// let table = Table::open(dir)?;
+    /// let time = table.snapshot(2)?.time_millis.unwrap();
+    /// let q = ScanQuery::default();
+    /// let at = table.prepare_snapshot(&SnapshotSpec::AsOf(time), &q, ScanOptions::default())?;
+    /// assert_eq!(at.snapshot().map(|s| s.id), Some(2));
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    pub fn prepare_snapshot(
+        &self,
+        spec: &SnapshotSpec,
+        query: &ScanQuery,
+        options: ScanOptions,
+    ) -> Result<PreparedScan, ScanError> {
+        let Some(snap) = self.resolve(spec)? else {
+            if let SnapshotSpec::AsOf(t) = spec {
+                return Err(ScanError::Query(alloc::format!(
+                    "no snapshot of {} was committed at or before {t} ms since the epoch",
+                    self.dir.display()
+                )));
+            }
             return Ok(PreparedScan {
                 table: self.clone(),
                 snapshot: None,
@@ -133,8 +158,14 @@ impl Table {
                 options,
             });
         };
-        let snap = self.snapshot(id)?;
         let schema = self.schema(snap.schema_id)?;
+        if query.rows.is_some() && !schema.row_tracking {
+            return Err(ScanError::Query(alloc::format!(
+                "row-ID ranges need row tracking, and table {} does not track row IDs \
+                 (table option 'row-tracking.enabled' is not 'true')",
+                self.dir.display()
+            )));
+        }
         let mut partition = Vec::with_capacity(query.partition.len());
         for (key, text) in &query.partition {
             let (index, ty) = schema

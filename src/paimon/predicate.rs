@@ -115,18 +115,92 @@ pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// `YYYY-MM-DD` (a real calendar day) as days since 1970-01-01.
+fn parse_civil_date(text: &str) -> Option<i64> {
+    let mut parts = text.splitn(3, '-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return None;
+    }
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !(digits(y) && digits(m) && digits(d)) {
+        return None;
+    }
+    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d))
+}
+
 pub(super) fn parse_date(text: &str) -> Option<i64> {
     if let Ok(days) = text.parse::<i64>() {
         return Some(days);
     }
-    let mut parts = text.splitn(3, '-');
-    let y: i64 = parts.next()?.parse().ok()?;
-    let m: i64 = parts.next()?.parse().ok()?;
-    let d: i64 = parts.next()?.parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || !(0..=9999).contains(&y) {
-        return None;
+    parse_civil_date(text)
+}
+
+/// A point in time as milliseconds since the epoch: a number of milliseconds, or a UTC
+/// date-time `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z]` (a space may stand for `T`). Strict: no
+/// day 30 of February, no hour 24.
+///
+/// ```
+/// use lakecore::paimon::parse_timestamp_millis as ms;
+/// assert_eq!(ms("1700000000000"), Some(1_700_000_000_000));
+/// assert_eq!(ms("1970-01-02"), Some(86_400_000));
+/// assert_eq!(ms("2024-02-29T12:30:00.250Z"), Some(1_709_209_800_250));
+/// assert_eq!(ms("2024-02-30"), None);
+/// assert_eq!(ms("2024-01-01T24:00"), None);
+/// ```
+pub fn parse_timestamp_millis(text: &str) -> Option<i64> {
+    let text = text.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().ok();
     }
-    Some(days_from_civil(y, m, d))
+    let text = text.strip_suffix('Z').unwrap_or(text);
+    let (date, time) = match text.split_once(['T', ' ']) {
+        Some((d, t)) => (d, Some(t)),
+        None => (text, None),
+    };
+    let days = parse_civil_date(date)?;
+    let mut millis = 0i64;
+    if let Some(time) = time {
+        let (hms, frac) = time.split_once('.').unwrap_or((time, ""));
+        let mut fields = hms.split(':');
+        let two = |f: Option<&str>| -> Option<i64> {
+            let f = f?;
+            (f.len() == 2 && f.bytes().all(|b| b.is_ascii_digit())).then(|| f.parse().ok())?
+        };
+        let h = two(fields.next())?;
+        let m = two(fields.next())?;
+        let sec = match fields.next() {
+            Some(f) => two(Some(f))?,
+            None if frac.is_empty() => 0,
+            None => return None,
+        };
+        if fields.next().is_some() || h > 23 || m > 59 || sec > 59 {
+            return None;
+        }
+        if !frac.is_empty() && (frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit())) {
+            return None;
+        }
+        let frac_ms: i64 = if frac.is_empty() {
+            0
+        } else {
+            frac.parse::<i64>().ok()? * 10i64.pow(3 - u32::try_from(frac.len()).ok()?)
+        };
+        millis = ((h * 60 + m) * 60 + sec) * 1000 + frac_ms;
+    }
+    days.checked_mul(86_400_000)?.checked_add(millis)
 }
 
 pub(super) fn parse_decimal(text: &str, scale: u32) -> Option<i64> {

@@ -20,6 +20,24 @@ pub struct Snapshot {
     pub base_manifest_list: String,
     /// Delta manifest list file name.
     pub delta_manifest_list: String,
+    /// `timeMillis`: the commit time, milliseconds since the epoch.
+    pub time_millis: Option<i64>,
+}
+
+/// Which snapshot to plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum SnapshotSpec {
+    /// The latest (`snapshot/LATEST`, else the highest id).
+    #[default]
+    Latest,
+    /// Snapshot `id`.
+    Id(u64),
+    /// The snapshot a tag points at (`tag/tag-NAME`, a copy of the snapshot that outlives
+    /// the snapshot's own expiry).
+    Tag(String),
+    /// The latest snapshot committed at or before this time (milliseconds since the epoch),
+    /// as the clients' `scan.timestamp-millis` time travel chooses.
+    AsOf(i64),
 }
 
 /// The partition keys of a table schema, in partition-row order.
@@ -29,6 +47,9 @@ pub struct TableSchema {
     pub id: u64,
     /// `(name, type)` of each partition key.
     pub partition_keys: Vec<(String, PartitionType)>,
+    /// Whether the table tracks row IDs (`row-tracking.enabled`), so row-ID ranges can be
+    /// queried.
+    pub row_tracking: bool,
     /// The name standing for a null partition value (`partition.default-name`).
     pub default_partition_name: String,
 }
@@ -55,6 +76,17 @@ pub(super) fn json_str(v: &serde_json::Value, key: &str, path: &Path) -> Result<
         .and_then(serde_json::Value::as_str)
         .map(str::to_string)
         .ok_or_else(|| json_err(path, alloc::format!("missing or bad field {key:?}")))
+}
+
+fn read_snapshot(path: &Path) -> Result<Snapshot, ScanError> {
+    let v = read_json(path)?;
+    Ok(Snapshot {
+        id: json_u64(&v, "id", path)?,
+        schema_id: json_u64(&v, "schemaId", path)?,
+        base_manifest_list: json_str(&v, "baseManifestList", path)?,
+        delta_manifest_list: json_str(&v, "deltaManifestList", path)?,
+        time_millis: v.get("timeMillis").and_then(serde_json::Value::as_i64),
+    })
 }
 
 impl Table {
@@ -117,13 +149,110 @@ impl Table {
             .dir
             .join("snapshot")
             .join(alloc::format!("snapshot-{id}"));
-        let v = read_json(&path)?;
-        Ok(Snapshot {
-            id: json_u64(&v, "id", &path)?,
-            schema_id: json_u64(&v, "schemaId", &path)?,
-            base_manifest_list: json_str(&v, "baseManifestList", &path)?,
-            delta_manifest_list: json_str(&v, "deltaManifestList", &path)?,
-        })
+        read_snapshot(&path)
+    }
+
+    /// Reads the snapshot of tag `name` (`tag/tag-NAME`).
+    pub fn tag(&self, name: &str) -> Result<Snapshot, ScanError> {
+        if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+            return Err(ScanError::Query(alloc::format!(
+                "{name:?} is not a tag name"
+            )));
+        }
+        let path = self.dir.join("tag").join(alloc::format!("tag-{name}"));
+        if !path.exists() {
+            let mut tags: Vec<String> = std::fs::read_dir(self.dir.join("tag"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_prefix("tag-")
+                        .map(String::from)
+                })
+                .collect();
+            tags.sort();
+            return Err(ScanError::Query(alloc::format!(
+                "no tag {name:?} in {} (tags: {tags:?})",
+                self.dir.display()
+            )));
+        }
+        read_snapshot(&path)
+    }
+
+    /// The ids of the snapshots present in `snapshot/`, ascending.
+    pub fn snapshot_ids(&self) -> Result<Vec<u64>, ScanError> {
+        let dir = self.dir.join("snapshot");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err(&dir)(e)),
+        };
+        let mut ids = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io_err(&dir))?;
+            if let Some(id) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix("snapshot-"))
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                ids.push(id);
+            }
+        }
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    /// The snapshot `spec` names; `None` for [`SnapshotSpec::Latest`] on a table without
+    /// snapshots and for [`SnapshotSpec::AsOf`] before the first snapshot.
+    ///
+    /// ```
+    /// use lakecore::paimon::{SnapshotSpec, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/part_append_rs");
+    /// let table = Table::open(dir)?;
+    /// let third = table.resolve(&SnapshotSpec::Id(3))?.unwrap();
+    /// let t = third.time_millis.unwrap();
+    /// assert_eq!(table.resolve(&SnapshotSpec::AsOf(t))?.unwrap().id, 3);
+    /// assert!(table.resolve(&SnapshotSpec::AsOf(t - 1))?.unwrap().id < 3);
+    /// assert_eq!(table.resolve(&SnapshotSpec::AsOf(0))?, None);
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    pub fn resolve(&self, spec: &SnapshotSpec) -> Result<Option<Snapshot>, ScanError> {
+        match spec {
+            SnapshotSpec::Latest => match self.latest_snapshot_id()? {
+                Some(id) => self.snapshot(id).map(Some),
+                None => Ok(None),
+            },
+            SnapshotSpec::Id(id) => self.snapshot(*id).map(Some),
+            SnapshotSpec::Tag(name) => self.tag(name).map(Some),
+            SnapshotSpec::AsOf(millis) => {
+                // Commit times grow with ids: binary search for the last one <= millis.
+                let ids = self.snapshot_ids()?;
+                let (mut lo, mut hi) = (0usize, ids.len());
+                let mut found = None;
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    let Some(&id) = ids.get(mid) else { break };
+                    let snap = self.snapshot(id)?;
+                    let path = self
+                        .dir
+                        .join("snapshot")
+                        .join(alloc::format!("snapshot-{id}"));
+                    let time = snap
+                        .time_millis
+                        .ok_or_else(|| json_err(&path, "missing field \"timeMillis\""))?;
+                    if time <= *millis {
+                        found = Some(snap);
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                Ok(found)
+            }
+        }
     }
 
     /// Reads schema `id`: partition keys with their types, and the null partition name.
@@ -158,6 +287,12 @@ impl Table {
                 .map_or(PartitionType::Unsupported, PartitionType::parse);
             partition_keys.push((name.to_string(), ty));
         }
+        let option = |key: &str| {
+            v.get("options")
+                .and_then(|o| o.get(key))
+                .and_then(serde_json::Value::as_str)
+        };
+        let row_tracking = option("row-tracking.enabled").is_some_and(|t| t == "true");
         let default_partition_name = v
             .get("options")
             .and_then(|o| o.get("partition.default-name"))
@@ -167,6 +302,7 @@ impl Table {
         Ok(TableSchema {
             id,
             partition_keys,
+            row_tracking,
             default_partition_name,
         })
     }

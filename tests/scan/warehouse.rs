@@ -433,6 +433,7 @@ fn random_queries_equal_filtered_full_read() {
             }
             for _ in 0..40 {
                 let q = random_query(&mut rng, &live, &all, &keys, &types);
+                let q = rows_if_tracked(&table, Some(id), q);
                 let plan = table.plan(Some(id), &q).unwrap();
                 let want = ref_set(&live, &q, &keys, &types);
                 assert_eq!(
@@ -543,7 +544,11 @@ fn corrupted_sidecar_falls_back_to_full_read() {
             let q = if i == 0 {
                 ScanQuery::default()
             } else {
-                random_query(&mut rng, &live, &all, &keys, &types)
+                rows_if_tracked(
+                    &table,
+                    None,
+                    random_query(&mut rng, &live, &all, &keys, &types),
+                )
             };
             // Every manifest opened, so the corrupted sidecar is met by every query.
             let all = ScanOptions {
@@ -660,4 +665,138 @@ fn mutated_metadata_never_panics() {
     }
     assert!(ok > 0 && err > 0, "{ok} {err}");
     fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// `q` as the table answers it: row-ID ranges on a table without row tracking are refused
+/// with a query error (as pypaimon refuses them), so the rest of `q` is planned without them.
+fn rows_if_tracked(table: &Table, snapshot: Option<u64>, mut q: ScanQuery) -> ScanQuery {
+    let tracked = table
+        .schema(
+            table
+                .snapshot(snapshot.unwrap_or_else(|| table.latest_snapshot_id().unwrap().unwrap()))
+                .unwrap()
+                .schema_id,
+        )
+        .unwrap()
+        .row_tracking;
+    if q.rows.is_some() && !tracked {
+        match table.plan(snapshot, &q) {
+            Err(lakecore::paimon::ScanError::Query(m)) => {
+                assert!(m.contains("row tracking"), "{m}")
+            }
+            other => panic!("rows on an untracked table: {other:?}"),
+        }
+        q.rows = None;
+    }
+    q
+}
+
+/// Tags plan the snapshot they copy, also after that snapshot expired; `AsOf` picks the last
+/// snapshot committed at or before the time (checked against every snapshot's own time).
+#[test]
+fn tags_and_time_travel_plan_the_right_snapshot() {
+    use lakecore::paimon::SnapshotSpec;
+    let src = Path::new(WAREHOUSE).join("sc.db/part_append_rs");
+    let tmp = std::env::temp_dir().join(format!("lakecore-tag-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    copy_dir(&src, &tmp);
+    let table = Table::open(&tmp).unwrap();
+    let ids = snapshot_ids(&tmp);
+    assert!(ids.len() >= 3);
+    let q = ScanQuery::default();
+    let plans: Vec<_> = ids
+        .iter()
+        .map(|&id| plan_set(&table.plan(Some(id), &q).unwrap()))
+        .collect();
+    // Every snapshot by its own commit time, and a millisecond before it.
+    for (i, &id) in ids.iter().enumerate() {
+        let t = table.snapshot(id).unwrap().time_millis.unwrap();
+        let at = table.resolve(&SnapshotSpec::AsOf(t)).unwrap().unwrap();
+        assert_eq!(at.id, id);
+        let before = table.resolve(&SnapshotSpec::AsOf(t - 1)).unwrap();
+        assert_eq!(before.map(|s| s.id), i.checked_sub(1).map(|j| ids[j]));
+        let p = table
+            .prepare_snapshot(&SnapshotSpec::AsOf(t), &q, ScanOptions::default())
+            .unwrap();
+        assert_eq!(plan_set(&p.finish(scan_all(&p))), plans[i]);
+    }
+    // A tag of snapshot 2, then snapshot 2 expires: the tag still plans it.
+    fs::create_dir_all(tmp.join("tag")).unwrap();
+    let snap2 = tmp.join("snapshot").join(format!("snapshot-{}", ids[1]));
+    fs::copy(&snap2, tmp.join("tag").join("tag-v2")).unwrap();
+    fs::remove_file(&snap2).unwrap();
+    let p = table
+        .prepare_snapshot(&SnapshotSpec::Tag("v2".into()), &q, ScanOptions::default())
+        .unwrap();
+    assert_eq!(p.snapshot().map(|s| s.id), Some(ids[1]));
+    assert_eq!(plan_set(&p.finish(scan_all(&p))), plans[1]);
+    match table.prepare_snapshot(
+        &SnapshotSpec::Tag("nope".into()),
+        &q,
+        ScanOptions::default(),
+    ) {
+        Err(lakecore::paimon::ScanError::Query(m)) => {
+            assert!(m.contains("no tag \"nope\"") && m.contains("v2"), "{m}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(table
+        .prepare_snapshot(&SnapshotSpec::AsOf(0), &q, ScanOptions::default())
+        .is_err());
+    fs::remove_dir_all(&tmp).unwrap();
+}
+
+fn scan_all(p: &lakecore::paimon::PreparedScan) -> Vec<lakecore::paimon::ManifestScan> {
+    p.manifests()
+        .iter()
+        .map(|m| p.scan_manifest(m).unwrap())
+        .collect()
+}
+
+/// On a real partitioned table, a partition query prunes manifests by the manifest list's
+/// statistics without changing the plan, and never prunes for an unfiltered query.
+#[test]
+fn manifest_statistics_prune_without_changing_plans() {
+    for name in [
+        "sc.db/part_append_rs",
+        "sc.db/codec_snappy_rs",
+        "sc.db/bucket4_rs",
+    ] {
+        let dir = Path::new(WAREHOUSE).join(name);
+        let table = Table::open(&dir).unwrap();
+        let all = ScanOptions {
+            prune_manifests: false,
+            ..ScanOptions::default()
+        };
+        assert_eq!(
+            table
+                .plan(None, &ScanQuery::default())
+                .unwrap()
+                .stats
+                .manifests_pruned,
+            0
+        );
+        let (keys, types) = partition_schema(&dir);
+        let live = ref_live(&dir, latest(&dir));
+        let mut pruned_total = 0;
+        for e in live.values() {
+            let mut q = ScanQuery::default();
+            if !keys.is_empty() {
+                let types: Vec<&str> = types.iter().map(String::as_str).collect();
+                q.partition = keys
+                    .iter()
+                    .cloned()
+                    .zip(partition_values(&e.partition, &types))
+                    .collect();
+            } else {
+                q.buckets = Some(vec![(e.bucket, None)]);
+            }
+            let pruned = table.plan(None, &q).unwrap();
+            let full = table.plan_with(None, &q, all).unwrap();
+            assert_eq!(pruned.files, full.files, "{name} {q:?}");
+            assert_eq!(full.stats.manifests_pruned, 0);
+            pruned_total += pruned.stats.manifests_pruned;
+        }
+        assert!(pruned_total > 0, "{name}: nothing pruned");
+    }
 }

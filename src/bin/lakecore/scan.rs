@@ -6,8 +6,8 @@
 use crate::util::{hex, parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakecore::paimon::{
-    DataFile, ManifestScan, PartitionType, PreparedScan, ScanError, ScanOptions, ScanPlan,
-    ScanQuery, Table, TableSchema,
+    parse_timestamp_millis, DataFile, ManifestScan, PartitionType, PreparedScan, ScanError,
+    ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table, TableSchema,
 };
 use lakecore::sidecar::BinaryRow;
 use rayon::prelude::*;
@@ -38,8 +38,15 @@ pub struct Args {
     /// The table directory (`<warehouse>/<db>.db/<table>`).
     table_dir: PathBuf,
     /// Snapshot id (default: the latest).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with_all = ["tag", "as_of"])]
     snapshot: Option<u64>,
+    /// Plan the snapshot of tag NAME (`tag/tag-NAME`).
+    #[arg(long, value_name = "NAME", conflicts_with = "as_of")]
+    tag: Option<String>,
+    /// Plan the latest snapshot committed at or before TIME: milliseconds since the epoch or
+    /// a UTC date-time `YYYY-MM-DD[THH:MM[:SS[.fff]]]`.
+    #[arg(long, value_name = "TIME")]
+    as_of: Option<String>,
     /// Row-ID ranges, inclusive: `A-B[,A-B..]` (a single `A` is `A-A`).
     #[arg(long, value_name = "A-B[,A-B..]")]
     rows: Option<String>,
@@ -189,8 +196,21 @@ pub fn run(args: &Args) -> CliResult {
         read_sidecars: !args.no_sidecars,
         prune_manifests: !args.no_manifest_pruning,
     };
+    let spec = if let Some(id) = args.snapshot {
+        SnapshotSpec::Id(id)
+    } else if let Some(tag) = &args.tag {
+        SnapshotSpec::Tag(tag.clone())
+    } else if let Some(time) = &args.as_of {
+        SnapshotSpec::AsOf(parse_timestamp_millis(time).ok_or_else(|| {
+            Failure::Usage(format!(
+                "bad --as-of {time:?}: expected milliseconds since the epoch or a UTC date-time YYYY-MM-DD[THH:MM[:SS[.fff]]]"
+            ))
+        })?)
+    } else {
+        SnapshotSpec::Latest
+    };
     let prepared = table
-        .prepare_with(args.snapshot, &query, options)
+        .prepare_snapshot(&spec, &query, options)
         .map_err(failure)?;
     let plan = plan_parallel(&prepared, !args.json).map_err(failure)?;
 
