@@ -180,10 +180,55 @@ impl<'a> ManifestEntry<'a> {
     pub fn first_row_id(&self) -> Option<i64> {
         self.long(EF::FIRST_ROW_ID)
     }
+    /// `_FILE._VALUE_STATS_COLS`: the columns the value statistics cover, in order (`None`
+    /// when null or absent: every column of the file's schema).
+    pub fn value_stats_cols(&self) -> Option<StatsCols<'a>> {
+        match self.get(EF::VALUE_STATS_COLS) {
+            Value::Items(items) => Some(StatsCols(items)),
+            _ => None,
+        }
+    }
+
     /// Whether the writer schema has `_FILE._WRITE_COLS` and it is not null.
     pub fn has_write_cols(&self) -> bool {
         matches!(self.get(EF::WRITE_COLS), Value::Items(_))
     }
+}
+
+/// The column names of `_VALUE_STATS_COLS` (an Avro `array<string>`, walked in place).
+#[derive(Clone, Copy, Debug)]
+pub struct StatsCols<'a>(crate::codec::avro::Items<'a>);
+
+impl StatsCols<'_> {
+    /// The position of column `name`, `None` when absent or the array is malformed.
+    pub fn position(&self, name: &str) -> Option<u32> {
+        let mut c = Cursor::new(self.0.bytes());
+        let mut i = 0u32;
+        loop {
+            let count = read_long(&mut c).ok()?;
+            if count == 0 {
+                return None;
+            }
+            if count < 0 {
+                read_long(&mut c).ok()?;
+            }
+            for _ in 0..count.unsigned_abs() {
+                if read_bytes(&mut c).ok()? == name.as_bytes() {
+                    return Some(i);
+                }
+                i = i.checked_add(1)?;
+            }
+        }
+    }
+}
+
+/// The `_MIN_VALUES` and `_MAX_VALUES` rows of an encoded stats record (see
+/// [`ManifestEntry::value_stats`]); `None` when malformed.
+pub fn stats_bounds(record: &[u8]) -> Option<(&[u8], &[u8])> {
+    let mut c = Cursor::new(record);
+    let min = read_bytes(&mut c).ok()?;
+    let max = read_bytes(&mut c).ok()?;
+    Some((min, max))
 }
 
 /// The strings of an array field (`_EXTRA_FILES`, `_WRITE_COLS`, ...); empty when the field

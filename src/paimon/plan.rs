@@ -195,10 +195,56 @@ impl Table {
             };
             partition.push(Condition { index, ty, value });
         }
+        let mut stats = Vec::with_capacity(query.columns.len());
+        for (name, text) in &query.columns {
+            let Some((index, ty)) = schema
+                .fields
+                .iter()
+                .zip(0u32..)
+                .find(|((n, _), _)| n == name)
+                .map(|((_, ty), i)| (i, *ty))
+            else {
+                let names: Vec<&str> = schema.fields.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(ScanError::Query(alloc::format!(
+                    "{name:?} is not a column of the table (columns: {names:?})"
+                )));
+            };
+            if schema.partition_keys.iter().any(|(k, _)| k == name) {
+                return Err(ScanError::Query(alloc::format!(
+                    "{name:?} is a partition key: filter it as a partition value"
+                )));
+            }
+            let value = typed(ty, text).ok_or_else(|| {
+                ScanError::Query(alloc::format!(
+                    "value {text:?} is not a valid {ty:?} for column {name:?}"
+                ))
+            })?;
+            stats.push((name.clone(), index, Condition { index, ty, value }));
+        }
+        // Equality on every bucket-key field of a fixed-bucket table names its bucket.
+        let key_hash = if schema.bucket > 0 && !schema.bucket_keys.is_empty() {
+            schema
+                .bucket_keys
+                .iter()
+                .map(|k| {
+                    stats
+                        .iter()
+                        .find(|(n, _, _)| n == k)
+                        .map(|(_, _, c)| (c.ty, &c.value))
+                })
+                .collect::<Option<Vec<_>>>()
+                .and_then(|values| super::bucket::binary_row(&values))
+                .map(|row| super::bucket::hash_bytes_by_words(&row))
+        } else {
+            None
+        };
         let compiled = Compiled {
             rows: query.rows.clone(),
             buckets: query.buckets.clone(),
             partition,
+            key_hash,
+            stats,
+            schema_id: snap.schema_id,
         };
         let mut manifests = self.manifests(&snap)?;
         let listed = manifests.len();
@@ -530,6 +576,37 @@ impl PreparedScan {
         })
     }
 
+    /// Whether the entry's value statistics leave room for every column condition (entries
+    /// without usable statistics do).
+    fn stats_pass(&self, e: &ManifestEntry<'_>) -> bool {
+        let q = &self.query;
+        if q.stats.is_empty() {
+            return true;
+        }
+        let Some(record) = e.value_stats() else {
+            return true;
+        };
+        let Some((min, max)) = super::manifest::stats_bounds(record) else {
+            return true;
+        };
+        for (name, index, cond) in &q.stats {
+            // The column's position in the statistics: by `_VALUE_STATS_COLS` when the
+            // writer listed them, else by the schema the file was written with.
+            let at = match e.value_stats_cols() {
+                Some(cols) => match cols.position(name) {
+                    Some(i) => i,
+                    None => continue,
+                },
+                None if e.schema_id() == i64::try_from(q.schema_id).ok() => *index,
+                None => continue,
+            };
+            if !cond.may_hold_between(at, min, max) {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Appends `e` to `out` when it passes the query (the only allocation per entry, and
     /// only for entries kept).
     fn keep(&self, e: &ManifestEntry<'_>, out: &mut Vec<ScanEntry>) -> crate::Result<()> {
@@ -553,7 +630,9 @@ impl PreparedScan {
         let q = &self.query;
         if q.rows_pass(first_row_id, row_count)
             && q.bucket_passes(bucket, total)
+            && q.key_bucket_passes(bucket, total)
             && q.partition_passes(partition).map_err(|_| bad)?
+            && self.stats_pass(e)
         {
             out.push(ScanEntry {
                 delete,

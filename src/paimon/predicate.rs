@@ -24,6 +24,12 @@ pub struct ScanQuery {
     /// through the table schema. The table's `partition.default-name` (default
     /// [`DEFAULT_PARTITION_NAME`]) stands for null.
     pub partition: Vec<(String, String)>,
+    /// `column = value` conditions on other columns (all must hold), values as text typed
+    /// through the schema. Applied as the clients apply them: when they cover the bucket key
+    /// of a fixed-bucket table, only the bucket the key hashes to is kept; and files whose
+    /// value statistics (min/max) exclude a value are dropped. Files that might hold a match
+    /// are kept: this is planning, not row filtering.
+    pub columns: Vec<(String, String)>,
 }
 
 /// The type of a partition key, from the schema's type string.
@@ -300,6 +306,30 @@ impl Condition {
         Ok(self.read(row)?.as_ref() == Some(&self.value))
     }
 
+    /// Whether some value between the rows `min` and `max` (BinaryRows with their arity
+    /// prefix; field `index`) can equal the condition's value. Unreadable or null bounds can.
+    pub(super) fn may_hold_between(&self, index: u32, min: &[u8], max: &[u8]) -> bool {
+        if self.value == Value::Null {
+            return true;
+        }
+        let field = Condition {
+            index,
+            ty: self.ty,
+            value: Value::Null,
+        };
+        let bounds = || -> crate::Result<Option<(Value, Value)>> {
+            let min = BinaryRow::from_partition(min, 0)?;
+            let max = BinaryRow::from_partition(max, 0)?;
+            Ok(field.read(&min)?.zip(field.read(&max)?))
+        };
+        let Ok(Some((lo, hi))) = bounds() else {
+            return true;
+        };
+        use core::cmp::Ordering::{Greater, Less};
+        let v = &self.value;
+        !(v.partial_cmp(&lo) == Some(Less) || v.partial_cmp(&hi) == Some(Greater))
+    }
+
     /// Whether a partition inside the statistics `stats` (min/max rows, null counts) can
     /// satisfy the condition. Unreadable or missing statistics can.
     pub(super) fn may_hold(&self, stats: &RowStats) -> bool {
@@ -329,6 +359,13 @@ pub(super) struct Compiled {
     pub(super) rows: Option<Vec<(u64, u64)>>,
     pub(super) buckets: Option<Vec<(i32, Option<i32>)>>,
     pub(super) partition: Vec<Condition>,
+    /// The bucket-key hash when every bucket-key field has an equality condition.
+    pub(super) key_hash: Option<u32>,
+    /// Conditions on value-statistics columns: `(column name, index in the schema's fields,
+    /// condition)`.
+    pub(super) stats: Vec<(String, u32, Condition)>,
+    /// The schema id the field indexes refer to.
+    pub(super) schema_id: u64,
 }
 
 impl Compiled {
@@ -338,6 +375,14 @@ impl Compiled {
                 .iter()
                 .any(|&(b, t)| b == bucket && t.is_none_or(|t| t == total))
         })
+    }
+
+    /// Whether a file in `bucket` of `total` buckets can hold the queried bucket key.
+    pub(super) fn key_bucket_passes(&self, bucket: i32, total: i32) -> bool {
+        match self.key_hash {
+            Some(h) if total > 0 => super::bucket::bucket_of(h, total) == Some(bucket),
+            _ => true,
+        }
     }
 
     /// Whether the `_PARTITION` bytes `tuple` pass every condition.

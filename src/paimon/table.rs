@@ -50,6 +50,12 @@ pub struct TableSchema {
     /// Whether the table tracks row IDs (`row-tracking.enabled`), so row-ID ranges can be
     /// queried.
     pub row_tracking: bool,
+    /// `(name, type)` of every field, in schema order (value-statistics order).
+    pub fields: Vec<(String, PartitionType)>,
+    /// The `bucket` option: the fixed bucket count, or -1 (dynamic) / -2 (postpone).
+    pub bucket: i32,
+    /// The bucket key (`bucket-key`, else the primary key without the partition keys).
+    pub bucket_keys: Vec<String>,
     /// The name standing for a null partition value (`partition.default-name`).
     pub default_partition_name: String,
 }
@@ -293,6 +299,37 @@ impl Table {
                 .and_then(serde_json::Value::as_str)
         };
         let row_tracking = option("row-tracking.enabled").is_some_and(|t| t == "true");
+        let bucket = option("bucket")
+            .map_or(Ok(-1), |b| b.trim().parse::<i32>())
+            .map_err(|_| json_err(&path, "option \"bucket\" is not an integer"))?;
+        let names = |key: &str| -> Vec<String> {
+            v.get(key)
+                .and_then(serde_json::Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|k| k.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let bucket_keys = match option("bucket-key") {
+            Some(k) if !k.trim().is_empty() => k.split(',').map(|k| k.trim().to_string()).collect(),
+            _ => names("primaryKeys")
+                .into_iter()
+                .filter(|k| !keys.iter().any(|p| p.as_str() == Some(k)))
+                .collect(),
+        };
+        let all_fields = fields
+            .iter()
+            .filter_map(|f| {
+                let name = f.get("name")?.as_str()?.to_string();
+                let ty = f
+                    .get("type")
+                    .and_then(serde_json::Value::as_str)
+                    .map_or(PartitionType::Unsupported, PartitionType::parse);
+                Some((name, ty))
+            })
+            .collect();
         let default_partition_name = v
             .get("options")
             .and_then(|o| o.get("partition.default-name"))
@@ -303,6 +340,9 @@ impl Table {
             id,
             partition_keys,
             row_tracking,
+            fields: all_fields,
+            bucket,
+            bucket_keys,
             default_partition_name,
         })
     }

@@ -56,6 +56,12 @@ pub struct Args {
     /// Partition values: `key=value[,key=value]` (all must hold; repeatable).
     #[arg(long, value_name = "key=value[,key=value]")]
     partition: Vec<String>,
+    /// Column values: `column=value[,column=value]` on columns other than partition keys
+    /// (all must hold; repeatable). Equality on the whole bucket key of a fixed-bucket table
+    /// keeps only the bucket it hashes to; files whose value statistics exclude a value are
+    /// dropped, as the Paimon clients plan.
+    #[arg(long, value_name = "column=value[,column=value]")]
+    column: Vec<String>,
     /// Ignore the sidecars (the `read` switch off): read every manifest in full.
     #[arg(long)]
     no_sidecars: bool,
@@ -97,21 +103,23 @@ fn query_of(args: &Args) -> Result<ScanQuery, Failure> {
                 .collect::<Result<Vec<_>, _>>()?,
         ),
     };
-    let mut partition = Vec::new();
-    for text in &args.partition {
-        for item in split_list(text) {
-            let (k, v) = item.split_once('=').ok_or_else(|| {
-                Failure::Usage(format!(
-                    "bad partition condition {item:?}: expected key=value"
-                ))
-            })?;
-            partition.push((k.trim().to_string(), v.to_string()));
+    let conditions = |list: &[String], what: &str| -> Result<Vec<(String, String)>, Failure> {
+        let mut out = Vec::new();
+        for text in list {
+            for item in split_list(text) {
+                let (k, v) = item.split_once('=').ok_or_else(|| {
+                    Failure::Usage(format!("bad {what} condition {item:?}: expected key=value"))
+                })?;
+                out.push((k.trim().to_string(), v.to_string()));
+            }
         }
-    }
+        Ok(out)
+    };
     Ok(ScanQuery {
         rows,
         buckets,
-        partition,
+        partition: conditions(&args.partition, "partition")?,
+        columns: conditions(&args.column, "column")?,
     })
 }
 

@@ -88,6 +88,11 @@ impl Items<'_> {
     pub fn encoded_len(&self) -> usize {
         self.bytes.len()
     }
+
+    /// The encoded items (the array's or map's blocks and the terminating zero count).
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes
+    }
 }
 
 /// Reads an Avro `long` (ZigZag varint, at most 10 bytes, shortest form) at `c`.
