@@ -558,6 +558,11 @@ def main():
     git_head = subprocess.run(["git", "-C", os.path.dirname(lakecore), "rev-parse", "--short",
                                "HEAD"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               text=True).stdout.strip()
+    if git_head and subprocess.run(
+            ["git", "-C", os.path.dirname(lakecore), "status", "--porcelain", "-uno", "--",
+             "src", "Cargo.toml", "Cargo.lock", "build.rs"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip():
+        git_head += "+uncommitted changes in the tree"
     mach = machine()
     print(f"{started} UTC, {mach['cpu']}, {mach['cpus']} CPUs; {lk_version} ({git_head}); "
           + ", ".join(f"{k} {v}" for k, v in env.items()), file=sys.stderr)

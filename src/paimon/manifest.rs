@@ -189,13 +189,23 @@ impl<'a> ManifestEntry<'a> {
         }
     }
 
+    /// `_FILE._WRITE_COLS`: the columns a data-evolution file was written for (`None` when
+    /// null or absent: every column).
+    pub fn write_cols_list(&self) -> Option<StatsCols<'a>> {
+        match self.get(EF::WRITE_COLS) {
+            Value::Items(items) => Some(StatsCols(items)),
+            _ => None,
+        }
+    }
+
     /// Whether the writer schema has `_FILE._WRITE_COLS` and it is not null.
     pub fn has_write_cols(&self) -> bool {
         matches!(self.get(EF::WRITE_COLS), Value::Items(_))
     }
 }
 
-/// The column names of `_VALUE_STATS_COLS` (an Avro `array<string>`, walked in place).
+/// Column names of `_VALUE_STATS_COLS` or `_WRITE_COLS` (an Avro `array<string>`, walked in
+/// place).
 #[derive(Clone, Copy, Debug)]
 pub struct StatsCols<'a>(crate::codec::avro::Items<'a>);
 
@@ -229,6 +239,38 @@ pub fn stats_bounds(record: &[u8]) -> Option<(&[u8], &[u8])> {
     let min = read_bytes(&mut c).ok()?;
     let max = read_bytes(&mut c).ok()?;
     Some((min, max))
+}
+
+/// The `_NULL_COUNTS` entry of field `index` in an encoded stats record (`None` when the
+/// counts are null, absent, unknown for that field, or malformed).
+pub fn stats_null_count(record: &[u8], index: u32) -> Option<i64> {
+    let mut c = Cursor::new(record);
+    read_bytes(&mut c).ok()?;
+    read_bytes(&mut c).ok()?;
+    if read_long(&mut c).ok()? != 1 {
+        return None;
+    }
+    let mut i = 0u32;
+    loop {
+        let count = read_long(&mut c).ok()?;
+        if count == 0 {
+            return None;
+        }
+        if count < 0 {
+            read_long(&mut c).ok()?;
+        }
+        for _ in 0..count.unsigned_abs() {
+            let value = match read_long(&mut c).ok()? {
+                0 => None,
+                1 => Some(read_long(&mut c).ok()?),
+                _ => return None,
+            };
+            if i == index {
+                return value;
+            }
+            i = i.checked_add(1)?;
+        }
+    }
 }
 
 /// The strings of an array field (`_EXTRA_FILES`, `_WRITE_COLS`, ...); empty when the field

@@ -9,6 +9,7 @@
 pub mod bucket;
 pub mod compression;
 mod error;
+mod filter;
 pub mod manifest;
 mod plan;
 mod predicate;
@@ -17,6 +18,7 @@ pub mod synth;
 mod table;
 
 pub use error::ScanError;
+pub use filter::{CmpOp, Filter};
 pub use plan::{
     DataFile, ManifestRead, ManifestScan, PreparedScan, Reconciler, ScanEntry, ScanOptions,
     ScanPlan, ScanStats,

@@ -61,6 +61,220 @@ impl Default for ScanOptions {
     }
 }
 
+/// Resolves a column name to its filter target and type.
+type TargetOf<'a> = dyn Fn(&str) -> Result<(Target, PartitionType), ScanError> + 'a;
+/// Hashes typed bucket-key values.
+type HashOf<'a> = dyn Fn(&[(PartitionType, &Value)]) -> Option<u32> + 'a;
+
+/// Types the query's conditions through `schema` into one filter tree, and derives the
+/// bucket-key hashes it allows.
+fn compile(query: &ScanQuery, schema: &TableSchema, schema_id: u64) -> Result<Compiled, ScanError> {
+    use super::filter::{CmpOp, Filter, Node, Test};
+    let mut parts: Vec<Filter> = Vec::new();
+    for (key, text) in &query.partition {
+        parts.push(if *text == schema.default_partition_name {
+            Filter::IsNull(key.clone())
+        } else {
+            Filter::Compare {
+                column: key.clone(),
+                op: CmpOp::Eq,
+                value: text.clone(),
+            }
+        });
+    }
+    for (column, text) in &query.columns {
+        if schema.partition_keys.iter().any(|(k, _)| k == column) {
+            return Err(ScanError::Query(alloc::format!(
+                "{column:?} is a partition key: filter it as a partition value"
+            )));
+        }
+        parts.push(Filter::Compare {
+            column: column.clone(),
+            op: CmpOp::Eq,
+            value: text.clone(),
+        });
+    }
+    parts.extend(query.filter.clone());
+    let target = |column: &str| -> Result<(Target, PartitionType), ScanError> {
+        if let Some((i, (_, ty))) = schema
+            .partition_keys
+            .iter()
+            .enumerate()
+            .find(|(_, (k, _))| k == column)
+        {
+            return Ok((Target::Partition(u32::try_from(i).unwrap_or(u32::MAX)), *ty));
+        }
+        if let Some((i, (_, ty))) = schema
+            .fields
+            .iter()
+            .enumerate()
+            .find(|(_, (n, _))| n == column)
+        {
+            return Ok((
+                Target::Column {
+                    name: column.into(),
+                    index: u32::try_from(i).unwrap_or(u32::MAX),
+                },
+                *ty,
+            ));
+        }
+        let names: Vec<&str> = schema.fields.iter().map(|(n, _)| n.as_str()).collect();
+        Err(ScanError::Query(alloc::format!(
+            "{column:?} is not a column of the table (columns: {names:?})"
+        )))
+    };
+    fn build(
+        f: &Filter,
+        target: &TargetOf<'_>,
+    ) -> Result<Node<Leaf>, ScanError> {
+        let typed =
+            |ty, text: &str, column: &str| typed_value(ty, text, column).map_err(ScanError::Query);
+        Ok(match f {
+            Filter::Compare { column, op, value } => {
+                let (t, ty) = target(column)?;
+                Node::Leaf(Leaf {
+                    target: t,
+                    ty,
+                    test: Test::Cmp(*op, typed(ty, value, column)?),
+                })
+            }
+            Filter::In { column, values } => {
+                let (t, ty) = target(column)?;
+                let values = values
+                    .iter()
+                    .map(|v| typed(ty, v, column))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Node::Leaf(Leaf {
+                    target: t,
+                    ty,
+                    test: Test::In(values),
+                })
+            }
+            Filter::IsNull(column) => {
+                let (t, ty) = target(column)?;
+                Node::Leaf(Leaf {
+                    target: t,
+                    ty,
+                    test: Test::IsNull,
+                })
+            }
+            Filter::IsNotNull(column) => {
+                let (t, ty) = target(column)?;
+                Node::Leaf(Leaf {
+                    target: t,
+                    ty,
+                    test: Test::IsNotNull,
+                })
+            }
+            Filter::And(items) => Node::And(
+                items
+                    .iter()
+                    .map(|i| build(i, target))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Filter::Or(items) => Node::Or(
+                items
+                    .iter()
+                    .map(|i| build(i, target))
+                    .collect::<Result<_, _>>()?,
+            ),
+        })
+    }
+    let filter = match Filter::all(parts) {
+        Some(f) => Some(build(&f, &target)?),
+        None => None,
+    };
+    let key_hashes = match (&filter, schema.bucket > 0) {
+        (Some(f), true) => key_hashes(f, schema),
+        _ => None,
+    };
+    let stats_rule = if schema.data_evolution {
+        StatsRule::None
+    } else if !schema.trimmed_primary_keys.is_empty() {
+        StatsRule::Keys(schema.trimmed_primary_keys.clone())
+    } else {
+        StatsRule::Values
+    };
+    Ok(Compiled {
+        rows: query.rows.clone(),
+        buckets: query.buckets.clone(),
+        filter,
+        key_hashes,
+        schema_id,
+        stats_rule,
+    })
+}
+
+/// The bucket-key hashes a filter allows, `None` when it allows every bucket. A one-field
+/// bucket key follows `=` and `IN` through `AND` (intersection) and `OR` (union); a
+/// several-field key needs `=` on every field in the top-level `AND`.
+fn key_hashes(filter: &super::filter::Node<Leaf>, schema: &TableSchema) -> Option<Vec<u32>> {
+    use super::bucket::{binary_row, hash_bytes_by_words};
+    use super::filter::{CmpOp, Node, Test};
+    let keys = &schema.bucket_keys;
+    let is_key = |l: &Leaf, k: &str| matches!(&l.target, Target::Column { name, .. } if name == k);
+    let hash =
+        |values: &[(PartitionType, &Value)]| binary_row(values).map(|r| hash_bytes_by_words(&r));
+    if let [key] = keys.as_slice() {
+        fn walk(
+            n: &Node<Leaf>,
+            key: &str,
+            is_key: &dyn Fn(&Leaf, &str) -> bool,
+            hash: &HashOf<'_>,
+        ) -> Option<Vec<u32>> {
+            match n {
+                Node::Leaf(l) if is_key(l, key) => match &l.test {
+                    Test::Cmp(CmpOp::Eq, v) => Some(alloc::vec![hash(&[(l.ty, v)])?]),
+                    Test::In(vs) => vs.iter().map(|v| hash(&[(l.ty, v)])).collect(),
+                    _ => None,
+                },
+                Node::Leaf(_) => None,
+                Node::And(items) => {
+                    let mut out: Option<Vec<u32>> = None;
+                    for i in items {
+                        if let Some(h) = walk(i, key, is_key, hash) {
+                            out = Some(match out {
+                                None => h,
+                                Some(prev) => prev.into_iter().filter(|x| h.contains(x)).collect(),
+                            });
+                        }
+                    }
+                    out
+                }
+                Node::Or(items) => {
+                    let mut out = Vec::new();
+                    for i in items {
+                        out.extend(walk(i, key, is_key, hash)?);
+                    }
+                    Some(out)
+                }
+            }
+        }
+        return walk(filter, key, &is_key, &hash);
+    }
+    let conj: Vec<&Leaf> = match filter {
+        Node::And(items) => items
+            .iter()
+            .filter_map(|i| match i {
+                Node::Leaf(l) => Some(l),
+                _ => None,
+            })
+            .collect(),
+        Node::Leaf(l) => alloc::vec![l],
+        Node::Or(_) => return None,
+    };
+    let values = keys
+        .iter()
+        .map(|k| {
+            conj.iter().find_map(|l| match &l.test {
+                Test::Cmp(CmpOp::Eq, v) if is_key(l, k) => Some((l.ty, v)),
+                _ => None,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(alloc::vec![hash(&values)?])
+}
+
 impl Table {
     /// Reads snapshot `snapshot` (latest when `None`), its schema and manifest lists, and
     /// types `query` through the schema. A table without snapshots gives an empty scan.
@@ -166,86 +380,7 @@ impl Table {
                 self.dir.display()
             )));
         }
-        let mut partition = Vec::with_capacity(query.partition.len());
-        for (key, text) in &query.partition {
-            let (index, ty) = schema
-                .partition_keys
-                .iter()
-                .zip(0u32..)
-                .find(|((name, _), _)| name == key)
-                .map(|((_, ty), i)| (i, *ty))
-                .ok_or_else(|| {
-                    let names: Vec<&str> = schema
-                        .partition_keys
-                        .iter()
-                        .map(|(n, _)| n.as_str())
-                        .collect();
-                    ScanError::Query(alloc::format!(
-                        "{key:?} is not a partition key (partition keys: {names:?})"
-                    ))
-                })?;
-            let value = if *text == schema.default_partition_name {
-                Value::Null
-            } else {
-                typed(ty, text).ok_or_else(|| {
-                    ScanError::Query(alloc::format!(
-                        "partition value {text:?} is not a valid {ty:?} for key {key:?}"
-                    ))
-                })?
-            };
-            partition.push(Condition { index, ty, value });
-        }
-        let mut stats = Vec::with_capacity(query.columns.len());
-        for (name, text) in &query.columns {
-            let Some((index, ty)) = schema
-                .fields
-                .iter()
-                .zip(0u32..)
-                .find(|((n, _), _)| n == name)
-                .map(|((_, ty), i)| (i, *ty))
-            else {
-                let names: Vec<&str> = schema.fields.iter().map(|(n, _)| n.as_str()).collect();
-                return Err(ScanError::Query(alloc::format!(
-                    "{name:?} is not a column of the table (columns: {names:?})"
-                )));
-            };
-            if schema.partition_keys.iter().any(|(k, _)| k == name) {
-                return Err(ScanError::Query(alloc::format!(
-                    "{name:?} is a partition key: filter it as a partition value"
-                )));
-            }
-            let value = typed(ty, text).ok_or_else(|| {
-                ScanError::Query(alloc::format!(
-                    "value {text:?} is not a valid {ty:?} for column {name:?}"
-                ))
-            })?;
-            stats.push((name.clone(), index, Condition { index, ty, value }));
-        }
-        // Equality on every bucket-key field of a fixed-bucket table names its bucket.
-        let key_hash = if schema.bucket > 0 && !schema.bucket_keys.is_empty() {
-            schema
-                .bucket_keys
-                .iter()
-                .map(|k| {
-                    stats
-                        .iter()
-                        .find(|(n, _, _)| n == k)
-                        .map(|(_, _, c)| (c.ty, &c.value))
-                })
-                .collect::<Option<Vec<_>>>()
-                .and_then(|values| super::bucket::binary_row(&values))
-                .map(|row| super::bucket::hash_bytes_by_words(&row))
-        } else {
-            None
-        };
-        let compiled = Compiled {
-            rows: query.rows.clone(),
-            buckets: query.buckets.clone(),
-            partition,
-            key_hash,
-            stats,
-            schema_id: snap.schema_id,
-        };
+        let compiled = compile(query, &schema, snap.schema_id)?;
         let mut manifests = self.manifests(&snap)?;
         let listed = manifests.len();
         let mut pruned_bytes = 0u64;
@@ -525,7 +660,7 @@ impl PreparedScan {
         }
         let q = &self.query;
         let mut rows = q.rows.clone().unwrap_or_default();
-        let mask = if q.partition.is_empty() {
+        let mask = if !q.filters_partitions() {
             Vec::new()
         } else {
             view.partition_mask_vec(|tuple| q.partition_passes(tuple).unwrap_or(true))
@@ -535,7 +670,7 @@ impl PreparedScan {
         if q.rows.is_some() {
             query = query.rows(RowRanges::normalize(&mut rows));
         }
-        if !q.partition.is_empty() {
+        if q.filters_partitions() {
             query = query.partitions(PartitionMask::new(&mask));
         }
         if q.buckets.is_some() {
@@ -576,35 +711,77 @@ impl PreparedScan {
         })
     }
 
-    /// Whether the entry's value statistics leave room for every column condition (entries
-    /// without usable statistics do).
-    fn stats_pass(&self, e: &ManifestEntry<'_>) -> bool {
+    /// Whether the filter can hold for the entry: partition leaves exactly on its partition,
+    /// column leaves on its value statistics (entries without usable statistics can).
+    fn filter_passes(&self, e: &ManifestEntry<'_>, partition: &[u8]) -> crate::Result<bool> {
         let q = &self.query;
-        if q.stats.is_empty() {
-            return true;
-        }
-        let Some(record) = e.value_stats() else {
-            return true;
+        let Some(filter) = &q.filter else {
+            return Ok(true);
         };
-        let Some((min, max)) = super::manifest::stats_bounds(record) else {
-            return true;
+        let row = crate::sidecar::BinaryRow::from_partition(partition, e.block_offset)?;
+        let stats = match &q.stats_rule {
+            StatsRule::Values => e.value_stats(),
+            StatsRule::Keys(_) => e.key_stats(),
+            StatsRule::None => None,
         };
-        for (name, index, cond) in &q.stats {
-            // The column's position in the statistics: by `_VALUE_STATS_COLS` when the
-            // writer listed them, else by the schema the file was written with.
-            let at = match e.value_stats_cols() {
-                Some(cols) => match cols.position(name) {
-                    Some(i) => i,
-                    None => continue,
-                },
-                None if e.schema_id() == i64::try_from(q.schema_id).ok() => *index,
-                None => continue,
-            };
-            if !cond.may_hold_between(at, min, max) {
-                return false;
+        let bounds =
+            stats.and_then(|r| super::manifest::stats_bounds(r).map(|(lo, hi)| (r, lo, hi)));
+        let same_schema = e.schema_id() == i64::try_from(q.schema_id).ok();
+        let stats_cols = e.value_stats_cols();
+        let write_cols = e.write_cols_list();
+        let mut failed = None;
+        let t = filter.eval(&mut |leaf| match &leaf.target {
+            Target::Partition(i) => match read_field(&row, *i, leaf.ty) {
+                Ok(v) => super::filter::Tri::exact(leaf.test.on_value(v.as_ref())),
+                Err(err) => {
+                    failed = Some(err);
+                    super::filter::Tri::Maybe
+                }
+            },
+            Target::Column { name, index } => {
+                let Some((record, lo, hi)) = bounds else {
+                    return super::filter::Tri::Maybe;
+                };
+                // The column's position in the statistics: by `_VALUE_STATS_COLS` when the
+                // writer listed them, else by `_WRITE_COLS`, else by the file's schema.
+                if let StatsRule::Keys(keys) = &q.stats_rule {
+                    // Key statistics cover the trimmed primary key, in key order.
+                    let Some(at) = keys.iter().position(|k| k == name) else {
+                        return super::filter::Tri::Maybe;
+                    };
+                    let at = u32::try_from(at).unwrap_or(u32::MAX);
+                    return leaf.on_stats(
+                        at,
+                        lo,
+                        hi,
+                        super::manifest::stats_null_count(record, at),
+                        e.row_count(),
+                    );
+                }
+                let at = match (&stats_cols, &write_cols) {
+                    (Some(cols), _) => cols.position(name),
+                    // A file written for some columns only (data evolution): its statistics
+                    // cover those columns, in that order.
+                    (None, Some(cols)) => cols.position(name),
+                    (None, None) if same_schema => Some(*index),
+                    (None, None) => None,
+                };
+                match at {
+                    Some(at) => leaf.on_stats(
+                        at,
+                        lo,
+                        hi,
+                        super::manifest::stats_null_count(record, at),
+                        e.row_count(),
+                    ),
+                    None => super::filter::Tri::Maybe,
+                }
             }
+        });
+        match failed {
+            Some(err) => Err(err),
+            None => Ok(t.possible()),
         }
-        true
     }
 
     /// Appends `e` to `out` when it passes the query (the only allocation per entry, and
@@ -631,8 +808,7 @@ impl PreparedScan {
         if q.rows_pass(first_row_id, row_count)
             && q.bucket_passes(bucket, total)
             && q.key_bucket_passes(bucket, total)
-            && q.partition_passes(partition).map_err(|_| bad)?
-            && self.stats_pass(e)
+            && self.filter_passes(e, partition).map_err(|_| bad)?
         {
             out.push(ScanEntry {
                 delete,

@@ -2,7 +2,8 @@
 //! ([`ScanQuery`]), partition key types and values (dates, decimals, binary in hex), and the
 //! query compiled into sidecar and entry predicates.
 
-use super::manifest::{ManifestFileMeta, RowStats};
+use super::filter::{Filter, Node, Test, Tri};
+use super::manifest::ManifestFileMeta;
 use crate::sidecar::BinaryRow;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -30,6 +31,10 @@ pub struct ScanQuery {
     /// value statistics (min/max) exclude a value are dropped. Files that might hold a match
     /// are kept: this is planning, not row filtering.
     pub columns: Vec<(String, String)>,
+    /// Any further filter ([`Filter`]: comparisons, `IN`, `IS NULL`, `AND`, `OR`) on
+    /// partition keys (exact) and other columns (by the clients' may-match rules); it must
+    /// hold together with `partition` and `columns`.
+    pub filter: Option<Filter>,
 }
 
 /// The type of a partition key, from the schema's type string.
@@ -102,6 +107,8 @@ impl PartitionType {
 /// A typed partition value to compare with.
 #[derive(Clone, Debug, PartialEq, PartialOrd)]
 pub(super) enum Value {
+    /// Null (a bucket-key field's value in a hashed row).
+    #[cfg_attr(not(test), allow(dead_code))]
     Null,
     Bool(bool),
     Int(i64),
@@ -265,91 +272,79 @@ pub(super) fn typed(ty: PartitionType, text: &str) -> Option<Value> {
     })
 }
 
-/// One typed partition condition: field `index` of the partition row equals `value`.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Condition {
-    pub(super) index: u32,
-    pub(super) ty: PartitionType,
-    pub(super) value: Value,
+/// Field `index` of `row` as a typed value (`None` for null or an unsupported type).
+pub(super) fn read_field(
+    row: &BinaryRow<'_>,
+    i: u32,
+    ty: PartitionType,
+) -> crate::Result<Option<Value>> {
+    if row.is_null(i)? {
+        return Ok(None);
+    }
+    Ok(match ty {
+        PartitionType::Boolean => row.get_bool(i)?.map(Value::Bool),
+        PartitionType::TinyInt => row.get_i8(i)?.map(|v| Value::Int(v.into())),
+        PartitionType::SmallInt => row.get_i16(i)?.map(|v| Value::Int(v.into())),
+        PartitionType::Int | PartitionType::Date => row.get_i32(i)?.map(|v| Value::Int(v.into())),
+        PartitionType::BigInt | PartitionType::Decimal { .. } => row.get_i64(i)?.map(Value::Int),
+        PartitionType::Float => row.get_f32(i)?.map(Value::F32),
+        PartitionType::Double => row.get_f64(i)?.map(Value::F64),
+        PartitionType::String | PartitionType::Binary => {
+            row.get_bytes(i)?.map(|b| Value::Bytes(b.to_vec()))
+        }
+        PartitionType::Unsupported => None,
+    })
 }
 
-impl Condition {
-    /// Field `index` of `row` as a typed value (`None` for null or an unsupported type).
-    fn read(&self, row: &BinaryRow<'_>) -> crate::Result<Option<Value>> {
-        let i = self.index;
-        if row.is_null(i)? {
-            return Ok(None);
+/// What a filter leaf applies to.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Target {
+    /// Field `i` of the partition row: tested exactly.
+    Partition(u32),
+    /// A value column: field `index` of the schema, tested on statistics.
+    Column { name: String, index: u32 },
+}
+
+/// One typed filter leaf.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Leaf {
+    pub(super) target: Target,
+    pub(super) ty: PartitionType,
+    pub(super) test: Test<Value>,
+}
+
+impl Leaf {
+    /// The leaf on a partition row: exact for partition leaves, `Maybe` for columns.
+    fn on_partition(&self, row: &BinaryRow<'_>) -> crate::Result<Tri> {
+        match self.target {
+            Target::Partition(i) => Ok(Tri::exact(
+                self.test.on_value(read_field(row, i, self.ty)?.as_ref()),
+            )),
+            Target::Column { .. } => Ok(Tri::Maybe),
         }
-        Ok(match self.ty {
-            PartitionType::Boolean => row.get_bool(i)?.map(Value::Bool),
-            PartitionType::TinyInt => row.get_i8(i)?.map(|v| Value::Int(v.into())),
-            PartitionType::SmallInt => row.get_i16(i)?.map(|v| Value::Int(v.into())),
-            PartitionType::Int | PartitionType::Date => {
-                row.get_i32(i)?.map(|v| Value::Int(v.into()))
-            }
-            PartitionType::BigInt | PartitionType::Decimal { .. } => {
-                row.get_i64(i)?.map(Value::Int)
-            }
-            PartitionType::Float => row.get_f32(i)?.map(Value::F32),
-            PartitionType::Double => row.get_f64(i)?.map(Value::F64),
-            PartitionType::String | PartitionType::Binary => {
-                row.get_bytes(i)?.map(|b| Value::Bytes(b.to_vec()))
-            }
-            PartitionType::Unsupported => None,
-        })
     }
 
-    pub(super) fn holds(&self, row: &BinaryRow<'_>) -> crate::Result<bool> {
-        if row.is_null(self.index)? {
-            return Ok(self.value == Value::Null);
-        }
-        Ok(self.read(row)?.as_ref() == Some(&self.value))
-    }
-
-    /// Whether some value between the rows `min` and `max` (BinaryRows with their arity
-    /// prefix; field `index`) can equal the condition's value. Unreadable or null bounds can.
-    pub(super) fn may_hold_between(&self, index: u32, min: &[u8], max: &[u8]) -> bool {
-        if self.value == Value::Null {
-            return true;
-        }
-        let field = Condition {
-            index,
-            ty: self.ty,
-            value: Value::Null,
-        };
+    /// The leaf on statistics rows `min`/`max` (BinaryRows with arity prefix) at field
+    /// `index`, with the field's null count and the row count when known.
+    pub(super) fn on_stats(
+        &self,
+        index: u32,
+        min: &[u8],
+        max: &[u8],
+        nulls: Option<i64>,
+        rows: Option<i64>,
+    ) -> Tri {
         let bounds = || -> crate::Result<Option<(Value, Value)>> {
-            let min = BinaryRow::from_partition(min, 0)?;
-            let max = BinaryRow::from_partition(max, 0)?;
-            Ok(field.read(&min)?.zip(field.read(&max)?))
+            let lo = BinaryRow::from_partition(min, 0)?;
+            let hi = BinaryRow::from_partition(max, 0)?;
+            Ok(read_field(&lo, index, self.ty)?.zip(read_field(&hi, index, self.ty)?))
         };
-        let Ok(Some((lo, hi))) = bounds() else {
-            return true;
-        };
-        use core::cmp::Ordering::{Greater, Less};
-        let v = &self.value;
-        !(v.partial_cmp(&lo) == Some(Less) || v.partial_cmp(&hi) == Some(Greater))
-    }
-
-    /// Whether a partition inside the statistics `stats` (min/max rows, null counts) can
-    /// satisfy the condition. Unreadable or missing statistics can.
-    pub(super) fn may_hold(&self, stats: &RowStats) -> bool {
-        let index = usize::try_from(self.index).unwrap_or(usize::MAX);
-        if self.value == Value::Null {
-            // Only a known count of zero nulls rules null out.
-            return stats.null_counts.get(index) != Some(&Some(0));
+        match bounds() {
+            Ok(b) => self
+                .test
+                .on_range(b.as_ref().map(|(l, h)| (l, h)), nulls, rows),
+            Err(_) => Tri::Maybe,
         }
-        let bounds = || -> crate::Result<Option<(Value, Value)>> {
-            let min = BinaryRow::from_partition(&stats.min, 0)?;
-            let max = BinaryRow::from_partition(&stats.max, 0)?;
-            Ok(self.read(&min)?.zip(self.read(&max)?))
-        };
-        // A null bound (a field with only nulls, or no statistics for it) rules nothing out.
-        let Ok(Some((min, max))) = bounds() else {
-            return true;
-        };
-        use core::cmp::Ordering::{Greater, Less};
-        let v = &self.value;
-        !(v.partial_cmp(&min) == Some(Less) || v.partial_cmp(&max) == Some(Greater))
     }
 }
 
@@ -358,14 +353,33 @@ impl Condition {
 pub(super) struct Compiled {
     pub(super) rows: Option<Vec<(u64, u64)>>,
     pub(super) buckets: Option<Vec<(i32, Option<i32>)>>,
-    pub(super) partition: Vec<Condition>,
-    /// The bucket-key hash when every bucket-key field has an equality condition.
-    pub(super) key_hash: Option<u32>,
-    /// Conditions on value-statistics columns: `(column name, index in the schema's fields,
-    /// condition)`.
-    pub(super) stats: Vec<(String, u32, Condition)>,
-    /// The schema id the field indexes refer to.
+    /// Partition and column conditions together.
+    pub(super) filter: Option<Node<Leaf>>,
+    /// Key hashes the bucket-key conditions allow (`None`: any bucket).
+    pub(super) key_hashes: Option<Vec<u32>>,
+    /// The schema id the column indexes refer to.
     pub(super) schema_id: u64,
+    /// How files' statistics may drop them (see [`StatsRule`]).
+    pub(super) stats_rule: StatsRule,
+}
+
+/// Which statistics can drop a file for a column condition, as the clients decide.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) enum StatsRule {
+    /// Append table: the value statistics.
+    #[default]
+    Values,
+    /// Primary-key table: only the key statistics, for primary-key fields (value statistics
+    /// of a level-0 file could drop an update and expose an older value).
+    Keys(Vec<String>),
+    /// Data-evolution table: none (a row's columns live in several files).
+    None,
+}
+
+/// Types `text` for a column of type `ty`, naming the column in the error.
+pub(super) fn typed_value(ty: PartitionType, text: &str, column: &str) -> Result<Value, String> {
+    typed(ty, text)
+        .ok_or_else(|| alloc::format!("value {text:?} is not a valid {ty:?} for column {column:?}"))
 }
 
 impl Compiled {
@@ -379,31 +393,62 @@ impl Compiled {
 
     /// Whether a file in `bucket` of `total` buckets can hold the queried bucket key.
     pub(super) fn key_bucket_passes(&self, bucket: i32, total: i32) -> bool {
-        match self.key_hash {
-            Some(h) if total > 0 => super::bucket::bucket_of(h, total) == Some(bucket),
+        match &self.key_hashes {
+            Some(hashes) if total > 0 => hashes
+                .iter()
+                .any(|&h| super::bucket::bucket_of(h, total) == Some(bucket)),
             _ => true,
         }
     }
 
-    /// Whether the `_PARTITION` bytes `tuple` pass every condition.
+    /// Whether the filter has partition leaves.
+    pub(super) fn filters_partitions(&self) -> bool {
+        self.filter.as_ref().is_some_and(|f| {
+            f.leaves()
+                .iter()
+                .any(|l| matches!(l.target, Target::Partition(_)))
+        })
+    }
+
+    /// Whether the `_PARTITION` bytes `tuple` can pass the filter.
     pub(super) fn partition_passes(&self, tuple: &[u8]) -> crate::Result<bool> {
-        if self.partition.is_empty() {
+        let Some(filter) = &self.filter else {
             return Ok(true);
-        }
+        };
         let row = BinaryRow::from_partition(tuple, 0)?;
-        for c in &self.partition {
-            if !c.holds(&row)? {
-                return Ok(false);
+        let mut failed = None;
+        let t = filter.eval(&mut |leaf| match leaf.on_partition(&row) {
+            Ok(t) => t,
+            Err(e) => {
+                failed = Some(e);
+                Tri::Maybe
             }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(t.possible()),
         }
-        Ok(true)
     }
 
     /// Whether manifest `m` can hold a matching entry, by the manifest list's statistics
     /// (partition min/max and null counts, bucket and row-ID ranges), as the clients prune.
     pub(super) fn manifest_may_match(&self, m: &ManifestFileMeta) -> bool {
-        if let (Some(stats), false) = (&m.partition_stats, self.partition.is_empty()) {
-            if !self.partition.iter().all(|c| c.may_hold(stats)) {
+        if let (Some(stats), Some(filter)) = (&m.partition_stats, &self.filter) {
+            let t = filter.eval(&mut |leaf| match leaf.target {
+                Target::Partition(i) => leaf.on_stats(
+                    i,
+                    &stats.min,
+                    &stats.max,
+                    stats
+                        .null_counts
+                        .get(usize::try_from(i).unwrap_or(usize::MAX))
+                        .copied()
+                        .flatten(),
+                    None,
+                ),
+                Target::Column { .. } => Tri::Maybe,
+            });
+            if !t.possible() {
                 return false;
             }
         }

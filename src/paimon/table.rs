@@ -56,6 +56,12 @@ pub struct TableSchema {
     pub bucket: i32,
     /// The bucket key (`bucket-key`, else the primary key without the partition keys).
     pub bucket_keys: Vec<String>,
+    /// The primary key without the partition keys (empty for an append table): the fields
+    /// of a file's `_KEY_STATS`.
+    pub trimmed_primary_keys: Vec<String>,
+    /// Whether the table is a data-evolution table (`data-evolution.enabled`): a row's
+    /// columns may live in several files, so no single file's statistics can drop it.
+    pub data_evolution: bool,
     /// The name standing for a null partition value (`partition.default-name`).
     pub default_partition_name: String,
 }
@@ -312,6 +318,11 @@ impl Table {
                 })
                 .unwrap_or_default()
         };
+        let trimmed_primary_keys: Vec<String> = names("primaryKeys")
+            .into_iter()
+            .filter(|k| !keys.iter().any(|p| p.as_str() == Some(k)))
+            .collect();
+        let data_evolution = option("data-evolution.enabled").is_some_and(|t| t == "true");
         let bucket_keys = match option("bucket-key") {
             Some(k) if !k.trim().is_empty() => k.split(',').map(|k| k.trim().to_string()).collect(),
             _ => names("primaryKeys")
@@ -343,6 +354,8 @@ impl Table {
             fields: all_fields,
             bucket,
             bucket_keys,
+            trimmed_primary_keys,
+            data_evolution,
             default_partition_name,
         })
     }

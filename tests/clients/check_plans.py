@@ -13,6 +13,7 @@ Usage: check_plans.py LAKECORE_BINARY WAREHOUSE_DIR
 
 import json
 import os
+import random
 import subprocess
 import sys
 
@@ -47,11 +48,50 @@ def checkable(value):
     return value is None or (isinstance(value, (int, str)) and "," not in str(value))
 
 
+def literal(v):
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    return str(v)
+
+
+def random_filter(rng, pb, cols, values, depth):
+    """A random filter as (--where text, pypaimon predicate, columns, has a cross-column OR)."""
+    if depth > 0 and rng.random() < 0.4:
+        parts = [random_filter(rng, pb, cols, values, depth - 1) for _ in range(rng.randint(2, 3))]
+        columns = set().union(*(c for _, _, c, _ in parts))
+        cross = any(x for _, _, _, x in parts)
+        if rng.random() < 0.5:
+            return (" AND ".join(f"({t})" for t, _, _, _ in parts),
+                    pb.and_predicates([p for _, p, _, _ in parts]), columns, cross)
+        return (" OR ".join(f"({t})" for t, _, _, _ in parts),
+                pb.or_predicates([p for _, p, _, _ in parts]), columns,
+                cross or len(columns) > 1)
+    text, pred = random_leaf(rng, pb, cols, values)
+    return text, pred, {text.split(" ")[0]}, False
+
+
+def random_leaf(rng, pb, cols, values):
+    col = rng.choice(cols)
+    v = rng.choice(values[col])
+    op = rng.choice(["=", "!=", "<", "<=", ">", ">=", "IN", "IS NULL", "IS NOT NULL"])
+    if op == "IS NULL":
+        return f"{col} IS NULL", pb.is_null(col)
+    if op == "IS NOT NULL":
+        return f"{col} IS NOT NULL", pb.is_not_null(col)
+    if op == "IN":
+        vs = sorted({rng.choice(values[col]) for _ in range(rng.randint(1, 3))}, key=repr)
+        return f"{col} IN ({', '.join(literal(x) for x in vs)})", pb.is_in(col, vs)
+    make = {"=": pb.equal, "!=": pb.not_equal, "<": pb.less_than, "<=": pb.less_or_equal,
+            ">": pb.greater_than, ">=": pb.greater_or_equal}[op]
+    return f"{col} {op} {literal(v)}", make(col, v)
+
+
 def main():
     binary, warehouse = sys.argv[1], os.path.abspath(sys.argv[2])
     catalog = CatalogFactory.create({"warehouse": warehouse})
     failures = 0
     checked = 0
+    relaxed = {}
     for db in sorted(d for d in os.listdir(warehouse) if d.endswith(".db")):
         for name in sorted(os.listdir(os.path.join(warehouse, db))):
             table_dir = os.path.join(warehouse, db, name)
@@ -61,7 +101,7 @@ def main():
             schema = table.table_schema
             fields = {f.name: str(f.type) for f in schema.fields}
             pb = table.new_read_builder().new_predicate_builder()
-            queries = [([], None, "no filter")]
+            queries = [([], None, "no filter", False)]
             splits = table.new_read_builder().new_scan().plan().splits()
             keys = schema.partition_keys
             tuples = sorted({tuple(s.partition.values) for s in splits}, key=repr)
@@ -73,7 +113,7 @@ def main():
                 ]
                 pred = preds[0] if len(preds) == 1 else pb.and_predicates(preds)
                 arg = ",".join(f"{k}={text(v)}" for k, v in zip(keys, values))
-                queries.append((["--partition", arg], pred, f"partition {arg}"))
+                queries.append((["--partition", arg], pred, f"partition {arg}", False))
             options = schema.options
             bucket_key = options.get("bucket-key")
             if int(options.get("bucket", "-1")) > 0 and bucket_key and "," not in bucket_key:
@@ -81,19 +121,49 @@ def main():
                     for v in list(range(0, 24)) + [4242, -1]:
                         queries.append(
                             (["--column", f"{bucket_key}={v}"], pb.equal(bucket_key, v),
-                             f"bucket key {bucket_key}={v}")
+                             f"bucket key {bucket_key}={v}", False)
                         )
-            for args, pred, what in queries:
+            # Random filter trees (--where) on partition keys and value columns.
+            rng = random.Random(hash(name) & 0xFFFF)
+            values = {k: sorted({s.partition.values[i] for s in splits} - {None}, key=repr)
+                      for i, k in enumerate(keys)}
+            for col, ty in fields.items():
+                if col not in values and ty in ("INT", "BIGINT"):
+                    values[col] = list(range(-2, 60, 3))
+            cols = [c for c in values if values[c] and fields.get(c) in ("INT", "BIGINT", "STRING")]
+            if cols:
+                for _ in range(30):
+                    where, pred, _, cross = random_filter(rng, pb, cols, values, 2)
+                    queries.append((["--where", where], pred, f"where {where}", cross))
+            evolution = options.get("data-evolution.enabled") == "true"
+            for query in queries:
+                args, pred, what = query[:3]
+                cross = len(query) > 3 and query[3]
                 want = pypaimon_files(table, pred)
                 got = lakecore_files(binary, table_dir, args)
                 checked += 1
-                if want != got:
+                # Where the clients' rules differ from lakecore's, the files kept must still
+                # be ordered the right way (never fewer files than a proof allows):
+                # - data-evolution tables: pypaimon also drops whole row-ID groups by their
+                #   merged statistics, which lakecore does not do (yet): lakecore keeps a
+                #   superset;
+                # - an OR across columns: pypaimon does not prune by statistics through it,
+                #   lakecore does (leaf by leaf): lakecore keeps a subset.
+                if evolution and pred is not None and args[:1] == ["--where"]:
+                    relation, ok = "superset", set(got) >= set(want)
+                elif cross:
+                    relation, ok = "subset", set(got) <= set(want)
+                else:
+                    relation, ok = "equal", want == got
+                relaxed[relation] = relaxed.get(relation, 0) + 1
+                if not ok:
                     failures += 1
-                    print(f"DIFF {db}/{name} {what}: pypaimon {len(want)} files, lakecore {len(got)}")
+                    print(f"DIFF ({relation} expected) {db}/{name} {what}: "
+                          f"pypaimon {len(want)} files, lakecore {len(got)}")
                     print(f"  only pypaimon: {sorted(set(want) - set(got))[:5]}")
                     print(f"  only lakecore: {sorted(set(got) - set(want))[:5]}")
             print(f"{db}/{name}: {len(queries)} queries compared")
-    print(f"{checked} plans compared with pypaimon, {failures} differ")
+    print(f"{checked} plans compared with pypaimon ({relaxed}), {failures} differ")
     sys.exit(1 if failures else 0)
 
 

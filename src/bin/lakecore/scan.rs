@@ -6,7 +6,7 @@
 use crate::util::{hex, parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakecore::paimon::{
-    parse_timestamp_millis, DataFile, ManifestScan, PartitionType, PreparedScan, ScanError,
+    parse_timestamp_millis, DataFile, Filter, ManifestScan, PartitionType, PreparedScan, ScanError,
     ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table, TableSchema,
 };
 use lakecore::sidecar::BinaryRow;
@@ -62,6 +62,12 @@ pub struct Args {
     /// dropped, as the Paimon clients plan.
     #[arg(long, value_name = "column=value[,column=value]")]
     column: Vec<String>,
+    /// A filter: comparisons (=, !=, <, <=, >, >=), IN (..), IS [NOT] NULL, joined by AND
+    /// and OR with parentheses, e.g. `dt >= 2024-01-02 AND (hr IN (3, 4) OR name = 'a, b')`.
+    /// Values are bare words/numbers or '...' with '' for a quote. Exact on partition keys;
+    /// on other columns, files whose statistics rule the filter out are dropped.
+    #[arg(long = "where", value_name = "FILTER")]
+    filter: Option<String>,
     /// Ignore the sidecars (the `read` switch off): read every manifest in full.
     #[arg(long)]
     no_sidecars: bool,
@@ -120,6 +126,13 @@ fn query_of(args: &Args) -> Result<ScanQuery, Failure> {
         buckets,
         partition: conditions(&args.partition, "partition")?,
         columns: conditions(&args.column, "column")?,
+        filter: match &args.filter {
+            Some(text) => Some(
+                Filter::parse(text)
+                    .map_err(|e| Failure::Usage(format!("bad --where {text:?}: {e}")))?,
+            ),
+            None => None,
+        },
     })
 }
 
