@@ -123,10 +123,7 @@ fn compile(query: &ScanQuery, schema: &TableSchema, schema_id: u64) -> Result<Co
             "{column:?} is not a column of the table (columns: {names:?})"
         )))
     };
-    fn build(
-        f: &Filter,
-        target: &TargetOf<'_>,
-    ) -> Result<Node<Leaf>, ScanError> {
+    fn build(f: &Filter, target: &TargetOf<'_>) -> Result<Node<Leaf>, ScanError> {
         let typed =
             |ty, text: &str, column: &str| typed_value(ty, text, column).map_err(ScanError::Query);
         Ok(match f {
@@ -432,13 +429,7 @@ impl Table {
         query: &ScanQuery,
         options: ScanOptions,
     ) -> Result<ScanPlan, ScanError> {
-        let prepared = self.prepare_with(snapshot, query, options)?;
-        let scans = prepared
-            .manifests()
-            .iter()
-            .map(|m| prepared.scan_manifest(m))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(prepared.finish(scans))
+        self.prepare_with(snapshot, query, options)?.run(|_, _| {})
     }
 }
 
@@ -833,6 +824,41 @@ impl PreparedScan {
         r.finish()
     }
 
+    /// Scans every manifest, in parallel (rayon's pool) a window of them at a time, and
+    /// reconciles each window in manifest order as it completes: memory follows the live
+    /// files, not the entries of every manifest. `progress(done, total)` is called after
+    /// each window (e.g. to drive a progress bar).
+    ///
+    /// ```
+    /// use lakecore::paimon::{ScanQuery, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
+    /// let prepared = Table::open(dir)?.prepare(None, &ScanQuery::default())?;
+    /// let mut calls = 0;
+    /// let plan = prepared.run(|done, total| { calls += 1; assert!(done <= total); })?;
+    /// assert_eq!(plan.files.len(), 444);
+    /// assert!(calls >= 1);
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    pub fn run(&self, mut progress: impl FnMut(u64, u64)) -> Result<ScanPlan, ScanError> {
+        use rayon::prelude::*;
+        let total = crate::error::off(self.manifests.len());
+        let window = 8 * rayon::current_num_threads().max(1);
+        let mut reconciler = self.reconciler();
+        let mut done = 0u64;
+        for chunk in self.manifests.chunks(window) {
+            let scans = chunk
+                .par_iter()
+                .map(|m| self.scan_manifest(m))
+                .collect::<Result<Vec<_>, _>>()?;
+            for scan in scans {
+                reconciler.add(scan);
+            }
+            done += crate::error::off(chunk.len());
+            progress(done, total);
+        }
+        Ok(reconciler.finish())
+    }
+
     /// An incremental [`finish`](Self::finish): feed the manifest results in manifest order
     /// as they arrive and drop them, so memory follows the live files rather than every
     /// entry of the snapshot.
@@ -845,7 +871,15 @@ impl PreparedScan {
                 manifest_bytes_total: self.pruned_bytes,
                 ..ScanStats::default()
             },
-            live: HashSet::default(),
+            // The live files at most: every ADD the manifests count, less their DELETEs.
+            live: {
+                let adds: i64 = self.manifests.iter().map(|m| m.num_added_files.max(0)).sum();
+                let deletes: i64 = self.manifests.iter().map(|m| m.num_deleted_files.max(0)).sum();
+                let expect = usize::try_from((adds - deletes).clamp(0, 1 << 26)).unwrap_or(0);
+                let mut set = HashSet::default();
+                set.reserve(expect);
+                set
+            },
         }
     }
 }
@@ -865,10 +899,11 @@ impl PartialEq for Keyed {
 impl Eq for Keyed {}
 
 impl core::hash::Hash for Keyed {
+    /// File names are unique within a table in practice (writers put a UUID in them), so
+    /// the hash leaves the partition out; equality still compares the whole key.
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         self.0.bucket.hash(state);
         self.0.file_name.hash(state);
-        self.0.partition.hash(state);
     }
 }
 

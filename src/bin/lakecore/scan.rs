@@ -175,38 +175,29 @@ pub(crate) fn scan_parallel(
     scans
 }
 
-/// Plans `prepared` with the manifests scanned in parallel, a window of them at a time, and
-/// reconciled in manifest order as each window completes: memory follows the live files,
-/// not the entries of every manifest.
+/// Plans `prepared` through [`PreparedScan::run`], with a progress bar on stderr once the
+/// work takes long.
 pub(crate) fn plan_parallel(
     prepared: &PreparedScan,
     progress: bool,
 ) -> Result<ScanPlan, ScanError> {
-    let manifests = prepared.manifests();
-    let bar =
-        ProgressBar::with_draw_target(Some(manifests.len() as u64), ProgressDrawTarget::hidden());
+    let bar = ProgressBar::with_draw_target(
+        Some(prepared.manifests().len() as u64),
+        ProgressDrawTarget::hidden(),
+    );
     bar.set_style(
         ProgressStyle::with_template("scanning manifests {bar:40} {pos}/{len} {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let start = Instant::now();
-    let window = 8 * rayon::current_num_threads().max(1);
-    let mut reconciler = prepared.reconciler();
-    for chunk in manifests.chunks(window) {
-        let scans = chunk
-            .par_iter()
-            .map(|m| prepared.scan_manifest(m))
-            .collect::<Result<Vec<_>, _>>()?;
-        for scan in scans {
-            reconciler.add(scan);
-        }
-        bar.inc(chunk.len() as u64);
+    let plan = prepared.run(|done, _| {
+        bar.set_position(done);
         if progress && bar.is_hidden() && start.elapsed() > PROGRESS_AFTER {
             bar.set_draw_target(ProgressDrawTarget::stderr());
         }
-    }
+    });
     bar.finish_and_clear();
-    Ok(reconciler.finish())
+    plan
 }
 
 /// Runs `lakecore scan`.
