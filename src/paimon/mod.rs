@@ -24,4 +24,4 @@ pub use plan::{
     ScanPlan, ScanStats,
 };
 pub use predicate::{parse_timestamp_millis, PartitionType, ScanQuery, DEFAULT_PARTITION_NAME};
-pub use table::{Snapshot, SnapshotSpec, Table, TableSchema};
+pub use table::{civil_date, PartitionValue, Snapshot, SnapshotSpec, Table, TableSchema};

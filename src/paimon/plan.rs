@@ -453,18 +453,8 @@ pub enum ManifestRead {
 pub struct ScanEntry {
     /// ADD (`false`) or DELETE (`true`).
     pub delete: bool,
-    /// `_PARTITION` bytes.
-    pub partition: Vec<u8>,
-    /// `_BUCKET`.
-    pub bucket: i32,
-    /// `_TOTAL_BUCKETS`.
-    pub total_buckets: i32,
-    /// `_FILE._FILE_NAME`.
-    pub file_name: String,
-    /// `_FILE._FIRST_ROW_ID`.
-    pub first_row_id: Option<i64>,
-    /// `_FILE._ROW_COUNT`.
-    pub row_count: i64,
+    /// The data file the entry adds or deletes.
+    pub file: DataFile,
 }
 
 /// The result of one manifest: its matching entries in file order and what was read.
@@ -529,6 +519,28 @@ pub struct DataFile {
     pub first_row_id: Option<i64>,
     /// Row count.
     pub row_count: i64,
+    /// `_FILE_SIZE` in bytes.
+    pub file_size: i64,
+    /// `_MIN_SEQUENCE_NUMBER`.
+    pub min_sequence_number: i64,
+    /// `_MAX_SEQUENCE_NUMBER`.
+    pub max_sequence_number: i64,
+    /// `_SCHEMA_ID`: the schema the file was written with.
+    pub schema_id: i64,
+    /// `_LEVEL` (LSM level; 0 for append tables).
+    pub level: i32,
+    /// `_CREATION_TIME`, milliseconds since the epoch.
+    pub creation_time: Option<i64>,
+    /// `_DELETE_ROW_COUNT`.
+    pub delete_row_count: Option<i64>,
+    /// `_FILE_SOURCE`: 0 = APPEND, 1 = COMPACT.
+    pub file_source: Option<i32>,
+    /// `_EXTERNAL_PATH`: where the file lives when outside the table directory.
+    pub external_path: Option<String>,
+    /// `_WRITE_COLS`: the columns a data-evolution file holds (`None`: all).
+    pub write_cols: Option<Vec<String>>,
+    /// `_EXTRA_FILES` (e.g. file indexes).
+    pub extra_files: Vec<String>,
 }
 
 /// The live data files that can match a query, and what it cost.
@@ -620,7 +632,7 @@ impl PreparedScan {
             for block in m.container().blocks() {
                 let block = block?;
                 blocks += 1;
-                m.entries(&block, &mut dec, |e| self.keep(e, &mut entries))?;
+                m.entries(&block, &mut dec, |e| self.keep(&m, e, &mut entries))?;
             }
             Ok((blocks, entries))
         };
@@ -686,7 +698,8 @@ impl PreparedScan {
             if block.length != selected.length || block.object_count != selected.record_count {
                 return Err(Error::new(ErrorKind::Mismatch, selected.offset));
             }
-            m.entries(&block, dec, |e| self.keep(e, &mut entries))?;
+            let m: &Manifest<'_> = m;
+            m.entries(&block, dec, |e| self.keep(m, e, &mut entries))?;
             bytes_read += block.length;
             blocks_read += 1;
         }
@@ -777,7 +790,12 @@ impl PreparedScan {
 
     /// Appends `e` to `out` when it passes the query (the only allocation per entry, and
     /// only for entries kept).
-    fn keep(&self, e: &ManifestEntry<'_>, out: &mut Vec<ScanEntry>) -> crate::Result<()> {
+    fn keep(
+        &self,
+        manifest: &Manifest<'_>,
+        e: &ManifestEntry<'_>,
+        out: &mut Vec<ScanEntry>,
+    ) -> crate::Result<()> {
         let bad = Error::new(ErrorKind::InvalidValue, e.block_offset);
         let (Some(kind), Some(partition), Some(bucket), Some(total), Some(name)) = (
             e.kind(),
@@ -801,14 +819,34 @@ impl PreparedScan {
             && q.key_bucket_passes(bucket, total)
             && self.filter_passes(e, partition).map_err(|_| bad)?
         {
+            let strings = |it: super::manifest::Strings<'_, '_>| {
+                it.map(|r| r.map(String::from))
+                    .collect::<crate::Result<Vec<String>>>()
+            };
             out.push(ScanEntry {
                 delete,
-                partition: partition.to_vec(),
-                bucket,
-                total_buckets: total,
-                file_name: name.into(),
-                first_row_id,
-                row_count,
+                file: DataFile {
+                    partition: partition.to_vec(),
+                    bucket,
+                    file_name: name.into(),
+                    total_buckets: total,
+                    first_row_id,
+                    row_count,
+                    file_size: e.file_size().unwrap_or(0),
+                    min_sequence_number: e.min_sequence_number().unwrap_or(0),
+                    max_sequence_number: e.max_sequence_number().unwrap_or(0),
+                    schema_id: e.schema_id().unwrap_or(0),
+                    level: e.level().unwrap_or(0),
+                    creation_time: e.creation_time(),
+                    delete_row_count: e.delete_row_count(),
+                    file_source: e.file_source(),
+                    external_path: e.external_path().map(String::from),
+                    write_cols: match e.has_write_cols() {
+                        true => Some(strings(manifest.write_cols(e)).map_err(|_| bad)?),
+                        false => None,
+                    },
+                    extra_files: strings(manifest.extra_files(e)).map_err(|_| bad)?,
+                },
             });
         }
         Ok(())
@@ -873,8 +911,16 @@ impl PreparedScan {
             },
             // The live files at most: every ADD the manifests count, less their DELETEs.
             live: {
-                let adds: i64 = self.manifests.iter().map(|m| m.num_added_files.max(0)).sum();
-                let deletes: i64 = self.manifests.iter().map(|m| m.num_deleted_files.max(0)).sum();
+                let adds: i64 = self
+                    .manifests
+                    .iter()
+                    .map(|m| m.num_added_files.max(0))
+                    .sum();
+                let deletes: i64 = self
+                    .manifests
+                    .iter()
+                    .map(|m| m.num_deleted_files.max(0))
+                    .sum();
                 let expect = usize::try_from((adds - deletes).clamp(0, 1 << 26)).unwrap_or(0);
                 let mut set = HashSet::default();
                 set.reserve(expect);
@@ -936,14 +982,7 @@ impl Reconciler {
             .entries_matched
             .saturating_add(crate::error::off(scan.entries.len()));
         for e in scan.entries {
-            let file = Keyed(DataFile {
-                partition: e.partition,
-                bucket: e.bucket,
-                file_name: e.file_name,
-                total_buckets: e.total_buckets,
-                first_row_id: e.first_row_id,
-                row_count: e.row_count,
-            });
+            let file = Keyed(e.file);
             if e.delete {
                 self.live.remove(&file);
             } else {

@@ -371,3 +371,183 @@ impl Table {
         Ok(all)
     }
 }
+
+/// A typed partition value as the clients print it and put it in paths.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PartitionValue {
+    /// Null (written as the table's `partition.default-name`).
+    Null,
+    /// BOOLEAN.
+    Bool(bool),
+    /// TINYINT .. BIGINT.
+    Int(i64),
+    /// FLOAT, DOUBLE.
+    Float(f64),
+    /// Text: CHAR/VARCHAR/STRING, a DATE as `YYYY-MM-DD`, a DECIMAL as `1.50`, BINARY as hex.
+    Text(String),
+}
+
+impl core::fmt::Display for PartitionValue {
+    /// The value in the form `--partition` and `--where` accept back.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            PartitionValue::Null => f.write_str("NULL"),
+            PartitionValue::Bool(b) => write!(f, "{b}"),
+            PartitionValue::Int(v) => write!(f, "{v}"),
+            PartitionValue::Float(v) if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 => {
+                write!(f, "{v:.1}")
+            }
+            PartitionValue::Float(v) => write!(f, "{v}"),
+            PartitionValue::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// `YYYY-MM-DD` of a day number (days since 1970-01-01).
+pub fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    alloc::format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn decimal_text(unscaled: i64, scale: u32) -> String {
+    if scale == 0 {
+        return unscaled.to_string();
+    }
+    let digits = unscaled.unsigned_abs().to_string();
+    let scale = usize::try_from(scale).unwrap_or(0);
+    let padded = alloc::format!("{digits:0>width$}", width = scale + 1);
+    let (int, frac) = padded.split_at(padded.len() - scale);
+    alloc::format!("{}{int}.{frac}", if unscaled < 0 { "-" } else { "" })
+}
+
+impl TableSchema {
+    /// The partition values of `_PARTITION` bytes, typed through the schema, in key order.
+    ///
+    /// ```
+    /// use lakecore::paimon::{PartitionValue, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/part_append_rs");
+    /// let table = Table::open(dir)?;
+    /// let schema = table.schema(0)?;
+    /// let plan = table.plan(None, &Default::default())?;
+    /// let values = schema.partition_values(&plan.files[0].partition).unwrap();
+    /// assert_eq!(values[0].0, "dt");
+    /// assert!(matches!(values[0].1, PartitionValue::Text(_) | PartitionValue::Null));
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    pub fn partition_values(&self, bytes: &[u8]) -> crate::Result<Vec<(String, PartitionValue)>> {
+        let row = crate::sidecar::BinaryRow::from_partition(bytes, 0)?;
+        let mut out = Vec::with_capacity(self.partition_keys.len());
+        for ((name, ty), i) in self.partition_keys.iter().zip(0u32..) {
+            let v = if row.is_null(i)? {
+                PartitionValue::Null
+            } else {
+                let some = |v: Option<PartitionValue>| v.unwrap_or(PartitionValue::Null);
+                some(match ty {
+                    PartitionType::Boolean => row.get_bool(i)?.map(PartitionValue::Bool),
+                    PartitionType::TinyInt => row.get_i8(i)?.map(|v| PartitionValue::Int(v.into())),
+                    PartitionType::SmallInt => {
+                        row.get_i16(i)?.map(|v| PartitionValue::Int(v.into()))
+                    }
+                    PartitionType::Int => row.get_i32(i)?.map(|v| PartitionValue::Int(v.into())),
+                    PartitionType::BigInt => row.get_i64(i)?.map(PartitionValue::Int),
+                    PartitionType::Float => {
+                        row.get_f32(i)?.map(|v| PartitionValue::Float(v.into()))
+                    }
+                    PartitionType::Double => row.get_f64(i)?.map(PartitionValue::Float),
+                    PartitionType::Date => row
+                        .get_date(i)?
+                        .map(|d| PartitionValue::Text(civil_date(d.into()))),
+                    PartitionType::Decimal { scale } => row
+                        .get_decimal_compact(i)?
+                        .map(|v| PartitionValue::Text(decimal_text(v, *scale))),
+                    PartitionType::String => {
+                        row.get_str(i)?.map(|s| PartitionValue::Text(s.to_string()))
+                    }
+                    PartitionType::Binary => row.get_bytes(i)?.map(|b| {
+                        PartitionValue::Text(b.iter().map(|x| alloc::format!("{x:02x}")).collect())
+                    }),
+                    PartitionType::Unsupported => None,
+                })
+            };
+            out.push((name.clone(), v));
+        }
+        Ok(out)
+    }
+
+    /// The directory of a partition under the table: `key=value/...` with Paimon's path
+    /// escaping (`%XX` for `/`, `=`, `:`, `%`, quotes and the other reserved characters),
+    /// the null partition as `partition.default-name`.
+    pub fn partition_path(&self, bytes: &[u8]) -> crate::Result<String> {
+        let mut out = String::new();
+        for (name, value) in self.partition_values(bytes)? {
+            let text = match value {
+                PartitionValue::Null => self.default_partition_name.clone(),
+                v => v.to_string(),
+            };
+            escape_path(&mut out, &name);
+            out.push('=');
+            escape_path(&mut out, &text);
+            out.push('/');
+        }
+        Ok(out)
+    }
+}
+
+/// Paimon's `PartitionPathUtils.escapePathName`.
+fn escape_path(out: &mut String, text: &str) {
+    for c in text.chars() {
+        let reserved = (c as u32) < 0x20
+            || matches!(
+                c,
+                '"' | '#'
+                    | '%'
+                    | '\''
+                    | '*'
+                    | '/'
+                    | ':'
+                    | '='
+                    | '?'
+                    | '\\'
+                    | '\u{7f}'
+                    | '{'
+                    | '['
+                    | ']'
+                    | '^'
+            );
+        if reserved {
+            out.push_str(&alloc::format!("%{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+impl Table {
+    /// Where data file `file` lives: its external path when it has one, else
+    /// `<table>/<partition path>/bucket-<n>/<file name>`.
+    pub fn data_file_path(
+        &self,
+        schema: &TableSchema,
+        file: &super::DataFile,
+    ) -> crate::Result<String> {
+        if let Some(p) = &file.external_path {
+            return Ok(p.clone());
+        }
+        Ok(alloc::format!(
+            "{}/{}bucket-{}/{}",
+            self.dir.display(),
+            schema.partition_path(&file.partition)?,
+            file.bucket,
+            file.file_name
+        ))
+    }
+}

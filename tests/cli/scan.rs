@@ -330,3 +330,97 @@ fn demo_scans_a_generated_table_and_keeps_it_on_request() {
     assert_eq!(again.status.code(), Some(2));
     fs::remove_dir_all(&keep).unwrap();
 }
+
+/// `--splits` groups the `--json` files by partition and bucket, with typed partitions and
+/// paths under the table; `--where`, `--column`, `--tag` and `--as-of` take the documented
+/// forms and refuse others with one line and status 2.
+#[test]
+fn splits_filters_and_snapshot_selection() {
+    let t = table("sc.db/part_append_rs");
+    let t = t.to_str().unwrap();
+    let out = lakecore(&["scan", t, "--splits"]);
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plain: serde_json::Value =
+        serde_json::from_slice(&lakecore(&["scan", t, "--json"]).stdout).unwrap();
+    let want: BTreeSet<String> = plain["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file_name"].as_str().unwrap().to_string())
+        .collect();
+    let mut got = BTreeSet::new();
+    let mut keys = BTreeSet::new();
+    for s in doc["splits"].as_array().unwrap() {
+        assert!(keys.insert((s["partition_hex"].to_string(), s["bucket"].to_string())));
+        let dt = &s["partition"]["dt"];
+        let hr = &s["partition"]["hr"];
+        let files = s["files"].as_array().unwrap();
+        assert!(!files.is_empty());
+        let rows: i64 = files.iter().map(|f| f["row_count"].as_i64().unwrap()).sum();
+        assert_eq!(s["row_count"].as_i64(), Some(rows));
+        for f in files {
+            let name = f["file_name"].as_str().unwrap();
+            let dt = dt.as_str().unwrap_or("__DEFAULT_PARTITION__");
+            let hr = if hr.is_null() {
+                "__DEFAULT_PARTITION__".into()
+            } else {
+                hr.to_string()
+            };
+            let path = format!("{t}/dt={dt}/hr={hr}/bucket-{}/{name}", s["bucket"]);
+            assert_eq!(f["path"].as_str(), Some(path.as_str()));
+            got.insert(name.to_string());
+        }
+    }
+    assert_eq!(got, want);
+
+    // --where equals the same conditions given as --partition.
+    let files = |args: &[&str]| -> BTreeSet<String> {
+        let mut a = vec!["scan", t, "--json"];
+        a.extend_from_slice(args);
+        let out = lakecore(&a);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["file_name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let by_partition = files(&["--partition", "dt=2024-01-02,hr=4"]);
+    assert!(!by_partition.is_empty());
+    assert_eq!(
+        files(&["--where", "dt = '2024-01-02' AND hr = 4"]),
+        by_partition
+    );
+    let either = files(&["--where", "hr IN (4, 5) OR hr IS NULL"]);
+    let (h4, h5, null) = (
+        files(&["--partition", "hr=4"]),
+        files(&["--partition", "hr=5"]),
+        files(&["--partition", "hr=__DEFAULT_PARTITION__"]),
+    );
+    assert_eq!(either, &(&h4 | &h5) | &null);
+    assert_eq!(
+        files(&["--where", "hr >= 4 AND hr <= 4"]),
+        h4,
+        "a range of one value is that value"
+    );
+    // Snapshots by time: the first snapshot's own time plans the first snapshot.
+    let first = Table::open(t).unwrap().snapshot(1).unwrap();
+    let at = first.time_millis.unwrap().to_string();
+    assert_eq!(files(&["--as-of", &at]), files(&["--snapshot", "1"]));
+
+    let e = one_line_error(&["scan", t, "--where", "hr >= "], &[2]);
+    assert!(e.contains("character"), "{e}");
+    one_line_error(&["scan", t, "--where", "nope = 1"], &[2]);
+    one_line_error(&["scan", t, "--where", "hr = 'seven'"], &[2]);
+    one_line_error(&["scan", t, "--as-of", "2024-02-30"], &[2]);
+    one_line_error(&["scan", t, "--tag", "nope"], &[2]);
+    one_line_error(&["scan", t, "--rows", "1-2"], &[2]);
+    one_line_error(&["scan", t, "--column", "dt=2024-01-02"], &[2]);
+}

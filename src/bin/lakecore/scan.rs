@@ -6,10 +6,9 @@
 use crate::util::{hex, parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakecore::paimon::{
-    parse_timestamp_millis, DataFile, Filter, ManifestScan, PartitionType, PreparedScan, ScanError,
-    ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table, TableSchema,
+    parse_timestamp_millis, DataFile, Filter, ManifestScan, PartitionValue, PreparedScan,
+    ScanError, ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table, TableSchema,
 };
-use lakecore::sidecar::BinaryRow;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -75,6 +74,10 @@ pub struct Args {
     /// (partition min/max, bucket and row-ID ranges) rule the filters out.
     #[arg(long)]
     no_manifest_pruning: bool,
+    /// Print the plan as Paimon splits (JSON): one per partition and bucket, with the typed
+    /// partition and, per file, its path and the DataFileMeta fields a reader needs.
+    #[arg(long, conflicts_with = "json")]
+    splits: bool,
     /// Print the JSON document instead of the report.
     #[arg(long)]
     json: bool,
@@ -226,6 +229,24 @@ pub fn run(args: &Args) -> CliResult {
         .map_err(failure)?;
     let plan = plan_parallel(&prepared, !args.json).map_err(failure)?;
 
+    if args.splits {
+        let schema = match prepared.snapshot() {
+            Some(s) => Some(table.schema(s.schema_id).map_err(failure)?),
+            None => None,
+        };
+        let doc = splits_json(&table, schema.as_ref(), &plan)?;
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        serde_json::to_writer(&mut out, &doc)
+            .map_err(std::io::Error::from)
+            .and_then(|()| std::io::Write::write_all(&mut out, b"\n"))
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .map_err(|error| Failure::Io {
+                context: "writing the splits to stdout".into(),
+                error,
+            })?;
+        return Ok(());
+    }
     if args.json {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -291,7 +312,8 @@ fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result
     )
 }
 
-/// `key=value, ...` of a partition tuple, typed through the schema (hex when undecodable).
+/// `key=value, ...` of a partition tuple, typed through the schema in the form `--partition`
+/// accepts back (hex when undecodable).
 fn partition_text(bytes: &[u8], schema: Option<&TableSchema>) -> String {
     let Some(schema) = schema else {
         return hex(bytes);
@@ -299,36 +321,90 @@ fn partition_text(bytes: &[u8], schema: Option<&TableSchema>) -> String {
     if schema.partition_keys.is_empty() {
         return "(unpartitioned)".to_string();
     }
-    let Ok(row) = BinaryRow::from_partition(bytes, 0) else {
-        return hex(bytes);
-    };
-    let mut parts = Vec::new();
-    for ((name, ty), i) in schema.partition_keys.iter().zip(0u32..) {
-        let value = match row.is_null(i) {
-            Ok(true) => Some(schema.default_partition_name.clone()),
-            Ok(false) => match ty {
-                PartitionType::Boolean => row.get_bool(i).ok().flatten().map(|v| v.to_string()),
-                PartitionType::TinyInt => row.get_i8(i).ok().flatten().map(|v| v.to_string()),
-                PartitionType::SmallInt => row.get_i16(i).ok().flatten().map(|v| v.to_string()),
-                PartitionType::Int => row.get_i32(i).ok().flatten().map(|v| v.to_string()),
-                PartitionType::Date => row.get_date(i).ok().flatten().map(|v| format!("day {v}")),
-                PartitionType::BigInt => row.get_i64(i).ok().flatten().map(|v| v.to_string()),
-                PartitionType::Decimal { scale } => row
-                    .get_decimal_compact(i)
-                    .ok()
-                    .flatten()
-                    .map(|v| format!("{v}e-{scale}")),
-                PartitionType::Float => row.get_f32(i).ok().flatten().map(|v| v.to_string()),
-                PartitionType::Double => row.get_f64(i).ok().flatten().map(|v| v.to_string()),
-                PartitionType::String => row.get_str(i).ok().flatten().map(str::to_string),
-                PartitionType::Binary => row.get_bytes(i).ok().flatten().map(hex),
-                _ => None,
-            },
-            Err(_) => None,
-        };
-        parts.push(format!("{name}={}", value.unwrap_or_else(|| "?".into())));
+    match schema.partition_values(bytes) {
+        Ok(values) => values
+            .into_iter()
+            .map(|(name, v)| match v {
+                PartitionValue::Null => format!("{name}={}", schema.default_partition_name),
+                v => format!("{name}={v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        Err(_) => hex(bytes),
     }
-    parts.join(", ")
+}
+
+/// The `--splits` document: the plan's files grouped into Paimon's splits (one per partition
+/// and bucket), each file with the `DataFileMeta` fields a reader needs and its path.
+fn splits_json(
+    table: &Table,
+    schema: Option<&TableSchema>,
+    plan: &ScanPlan,
+) -> Result<serde_json::Value, Failure> {
+    use serde_json::{json, Map, Value};
+    let mut splits = Vec::new();
+    let mut i = 0;
+    while let Some(first) = plan.files.get(i) {
+        let same = plan.files[i..]
+            .iter()
+            .take_while(|f| f.partition == first.partition && f.bucket == first.bucket)
+            .count();
+        let group = &plan.files[i..i + same];
+        i += same;
+        let mut partition = Map::new();
+        if let Some(schema) = schema {
+            let values = schema
+                .partition_values(&first.partition)
+                .map_err(|e| Failure::invalid("a partition of the plan", e))?;
+            for (name, v) in values {
+                let v = match v {
+                    PartitionValue::Null => Value::Null,
+                    PartitionValue::Bool(b) => json!(b),
+                    PartitionValue::Int(n) => json!(n),
+                    PartitionValue::Float(x) => json!(x),
+                    PartitionValue::Text(t) => json!(t),
+                };
+                partition.insert(name, v);
+            }
+        }
+        let mut files = Vec::with_capacity(group.len());
+        for f in group {
+            let path = match schema {
+                Some(schema) => Value::String(
+                    table
+                        .data_file_path(schema, f)
+                        .map_err(|e| Failure::invalid("a partition of the plan", e))?,
+                ),
+                None => Value::Null,
+            };
+            files.push(json!({
+                "file_name": f.file_name,
+                "path": path,
+                "file_size": f.file_size,
+                "row_count": f.row_count,
+                "first_row_id": f.first_row_id,
+                "min_sequence_number": f.min_sequence_number,
+                "max_sequence_number": f.max_sequence_number,
+                "schema_id": f.schema_id,
+                "level": f.level,
+                "creation_time": f.creation_time,
+                "delete_row_count": f.delete_row_count,
+                "file_source": f.file_source,
+                "external_path": f.external_path,
+                "write_cols": f.write_cols,
+                "extra_files": f.extra_files,
+            }));
+        }
+        splits.push(json!({
+            "partition": partition,
+            "partition_hex": hex(&first.partition),
+            "bucket": first.bucket,
+            "total_buckets": first.total_buckets,
+            "row_count": group.iter().map(|f| f.row_count).sum::<i64>(),
+            "files": files,
+        }));
+    }
+    Ok(json!({ "snapshot": plan.snapshot, "splits": splits }))
 }
 
 fn rows_text(f: &DataFile) -> String {
