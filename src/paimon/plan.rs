@@ -38,7 +38,6 @@ use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges};
 use crate::{Error, ErrorKind};
 use alloc::string::String;
 use alloc::vec::Vec;
-use rustc_hash::FxHashSet as HashSet;
 
 /// How a scan reads manifests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -901,6 +900,23 @@ impl PreparedScan {
     /// as they arrive and drop them, so memory follows the live files rather than every
     /// entry of the snapshot.
     pub fn reconciler(&self) -> Reconciler {
+        let adds: i64 = self
+            .manifests
+            .iter()
+            .map(|m| m.num_added_files.max(0))
+            .sum();
+        let deletes: i64 = self
+            .manifests
+            .iter()
+            .map(|m| m.num_deleted_files.max(0))
+            .sum();
+        // Unfiltered, every live file is kept: size for them up front (no regrowth copies).
+        let q = &self.query;
+        let unfiltered = q.rows.is_none() && q.buckets.is_none() && q.filter.is_none();
+        let expect = match unfiltered {
+            true => usize::try_from((adds - deletes).clamp(0, 1 << 26)).unwrap_or(0),
+            false => 0,
+        };
         Reconciler {
             snapshot: self.snapshot.as_ref().map(|s| s.id),
             stats: ScanStats {
@@ -909,59 +925,97 @@ impl PreparedScan {
                 manifest_bytes_total: self.pruned_bytes,
                 ..ScanStats::default()
             },
-            // The live files at most: every ADD the manifests count, less their DELETEs.
-            live: {
-                let adds: i64 = self
-                    .manifests
-                    .iter()
-                    .map(|m| m.num_added_files.max(0))
-                    .sum();
-                let deletes: i64 = self
-                    .manifests
-                    .iter()
-                    .map(|m| m.num_deleted_files.max(0))
-                    .sum();
-                let expect = usize::try_from((adds - deletes).clamp(0, 1 << 26)).unwrap_or(0);
-                let mut set = HashSet::default();
-                set.reserve(expect);
-                set
-            },
+            files: Vec::with_capacity(expect),
+            index: hashbrown::HashTable::with_capacity(expect),
         }
     }
 }
 
-/// A live file keyed by `(partition, bucket, file name)` for reconciliation.
-#[derive(Debug)]
-struct Keyed(DataFile);
-
-impl PartialEq for Keyed {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.bucket == other.0.bucket
-            && self.0.file_name == other.0.file_name
-            && self.0.partition == other.0.partition
-    }
+/// The reconciliation hash of a file: bucket and name (file names are unique within a table
+/// in practice, as writers put a UUID in them); equality still compares the whole key.
+fn key_hash(f: &DataFile) -> u64 {
+    use core::hash::{BuildHasher, Hash, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    f.bucket.hash(&mut h);
+    f.file_name.hash(&mut h);
+    h.finish()
 }
 
-impl Eq for Keyed {}
-
-impl core::hash::Hash for Keyed {
-    /// File names are unique within a table in practice (writers put a UUID in them), so
-    /// the hash leaves the partition out; equality still compares the whole key.
-    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
-        self.0.bucket.hash(state);
-        self.0.file_name.hash(state);
-    }
+fn same_key(a: &DataFile, b: &DataFile) -> bool {
+    a.bucket == b.bucket && a.file_name == b.file_name && a.partition == b.partition
 }
 
 /// Reconciles manifest results in manifest order; see [`PreparedScan::reconciler`].
+///
+/// The live files sit densely in one vector; a hash table of their positions finds them by
+/// `(partition, bucket, file name)`. A DELETE swaps the last file into the hole, so memory
+/// follows the live files (a table of 4-byte positions, not of whole files).
 #[derive(Debug)]
 pub struct Reconciler {
     snapshot: Option<u64>,
     stats: ScanStats,
-    live: HashSet<Keyed>,
+    files: Vec<DataFile>,
+    index: hashbrown::HashTable<u32>,
 }
 
 impl Reconciler {
+    fn find(&self, f: &DataFile, hash: u64) -> Option<u32> {
+        let files = &self.files;
+        self.index
+            .find(hash, |&i| {
+                files
+                    .get(usize::try_from(i).unwrap_or(usize::MAX))
+                    .is_some_and(|g| same_key(g, f))
+            })
+            .copied()
+    }
+
+    fn remove(&mut self, f: &DataFile) {
+        let hash = key_hash(f);
+        let files = &self.files;
+        let Ok(entry) = self.index.find_entry(hash, |&i| {
+            files
+                .get(usize::try_from(i).unwrap_or(usize::MAX))
+                .is_some_and(|g| same_key(g, f))
+        }) else {
+            return;
+        };
+        let (i, _) = entry.remove();
+        let Ok(at) = usize::try_from(i) else { return };
+        let last = self.files.len().saturating_sub(1);
+        self.files.swap_remove(at);
+        if at < last {
+            // The former last file now sits at `at`: repoint its entry.
+            if let Some(moved) = self.files.get(at) {
+                let last = u32::try_from(last).unwrap_or(u32::MAX);
+                if let Some(slot) = self.index.find_mut(key_hash(moved), |&j| j == last) {
+                    *slot = i;
+                }
+            }
+        }
+    }
+
+    fn insert(&mut self, f: DataFile) {
+        let hash = key_hash(&f);
+        match self.find(&f, hash) {
+            Some(i) => {
+                if let Some(slot) = self.files.get_mut(usize::try_from(i).unwrap_or(usize::MAX)) {
+                    *slot = f;
+                }
+            }
+            None => {
+                let i = u32::try_from(self.files.len()).unwrap_or(u32::MAX);
+                self.files.push(f);
+                let files = &self.files;
+                self.index.insert_unique(hash, i, |&j| {
+                    files
+                        .get(usize::try_from(j).unwrap_or(usize::MAX))
+                        .map_or(0, key_hash)
+                });
+            }
+        }
+    }
+
     /// Applies the next manifest's result (entries moved, not copied).
     pub fn add(&mut self, scan: ManifestScan) {
         let stats = &mut self.stats;
@@ -982,24 +1036,26 @@ impl Reconciler {
             .entries_matched
             .saturating_add(crate::error::off(scan.entries.len()));
         for e in scan.entries {
-            let file = Keyed(e.file);
             if e.delete {
-                self.live.remove(&file);
+                self.remove(&e.file);
             } else {
-                self.live.replace(file);
+                self.insert(e.file);
             }
         }
     }
 
     /// Live files so far.
     pub fn live_files(&self) -> usize {
-        self.live.len()
+        self.files.len()
     }
 
     /// The plan: live files sorted by (partition, bucket, file name), and the totals.
     pub fn finish(self) -> ScanPlan {
-        let mut files: Vec<DataFile> = self.live.into_iter().map(|k| k.0).collect();
-        files.sort_unstable();
+        drop(self.index);
+        let mut files = self.files;
+        files.sort_unstable_by(|a, b| {
+            (&a.partition, a.bucket, &a.file_name).cmp(&(&b.partition, b.bucket, &b.file_name))
+        });
         ScanPlan {
             snapshot: self.snapshot,
             files,
