@@ -261,26 +261,50 @@ fn stats(min: Vec<u8>, max: Vec<u8>, nulls: usize) -> Value {
 }
 
 fn entry_value(e: &Entry, seq: i64) -> Value {
-    // Value stats of (id, v): a plausible fixed-size BinaryRow pair.
-    let row = |x: i64| {
-        let mut r = vec![0u8; 8];
-        r.extend_from_slice(&x.to_le_bytes());
+    // Value stats over the four columns (id, dt, hr, v), as BinaryRows with their arity
+    // prefix: id = the file's row IDs, dt/hr = its partition, v = "xyz".
+    let row = |id: i64| {
+        let dt = e.dt.as_bytes();
+        let mut r = vec![0, 0, 0, 4];
+        r.extend_from_slice(&[0u8; 8]); // header: row kind, no nulls
+        r.extend_from_slice(&id.to_le_bytes());
+        let mut var = Vec::new();
+        if dt.len() <= 7 {
+            let mut slot = [0u8; 8];
+            for (d, &b) in slot.iter_mut().zip(dt) {
+                *d = b;
+            }
+            if let Some(last) = slot.last_mut() {
+                *last = 0x80 | dt.len() as u8;
+            }
+            r.extend_from_slice(&slot);
+        } else {
+            let offset = 8u64 + 4 * 8;
+            r.extend_from_slice(&((offset << 32) | dt.len() as u64).to_le_bytes());
+            var.extend_from_slice(dt);
+            var.resize(dt.len().div_ceil(8) * 8, 0);
+        }
+        r.extend_from_slice(&e.hr.to_le_bytes());
+        r.extend_from_slice(&[0u8; 4]); // an INT fills the low half of its slot
         r.extend_from_slice(&((0x80u64 | 3) << 56 | 0x7a_79_78).to_le_bytes());
+        r.extend_from_slice(&var);
         r
     };
+    // An empty key (append table): arity 0 and the 8-byte header, as the writers store it.
+    let empty_row = vec![0u8; 12];
     let file = Value::Record(vec![
         ("_FILE_NAME".into(), Value::String(e.file_name.clone())),
         ("_FILE_SIZE".into(), Value::Long(1024 + e.row_count * 24)),
         ("_ROW_COUNT".into(), Value::Long(e.row_count)),
-        ("_MIN_KEY".into(), Value::Bytes(Vec::new())),
-        ("_MAX_KEY".into(), Value::Bytes(Vec::new())),
-        ("_KEY_STATS".into(), stats(Vec::new(), Vec::new(), 0)),
+        ("_MIN_KEY".into(), Value::Bytes(empty_row.clone())),
+        ("_MAX_KEY".into(), Value::Bytes(empty_row.clone())),
+        ("_KEY_STATS".into(), stats(empty_row.clone(), empty_row, 0)),
         (
             "_VALUE_STATS".into(),
             stats(
                 row(e.first_row_id),
                 row(e.first_row_id + e.row_count - 1),
-                2,
+                4,
             ),
         ),
         ("_MIN_SEQUENCE_NUMBER".into(), Value::Long(seq)),
@@ -467,6 +491,23 @@ pub fn generate(table_dir: &Path, spec: &Spec) -> Result<Generated, String> {
             .map(|e| e.first_row_id + e.row_count - 1)
             .max();
         let opt_long = |v: Option<i64>| v.map_or_else(null, |v| some(Value::Long(v)));
+        // Per-field min/max of the partitions (dt, hr) the manifest holds, no nulls.
+        let dt = (
+            entries.iter().map(|e| e.dt.as_str()).min(),
+            entries.iter().map(|e| e.dt.as_str()).max(),
+        );
+        let hr = (
+            entries.iter().map(|e| e.hr).min(),
+            entries.iter().map(|e| e.hr).max(),
+        );
+        let partition_stats = match (dt, hr) {
+            ((Some(dt_min), Some(dt_max)), (Some(hr_min), Some(hr_max))) => stats(
+                partition_bytes(dt_min, hr_min),
+                partition_bytes(dt_max, hr_max),
+                2,
+            ),
+            _ => null(),
+        };
         list_records.push(Value::Record(vec![
             ("_VERSION".into(), Value::Int(2)),
             ("_FILE_NAME".into(), Value::String(name.clone())),
@@ -476,7 +517,7 @@ pub fn generate(table_dir: &Path, spec: &Spec) -> Result<Generated, String> {
                 Value::Long(entries.len() as i64 - deleted),
             ),
             ("_NUM_DELETED_FILES".into(), Value::Long(deleted)),
-            ("_PARTITION_STATS".into(), null()),
+            ("_PARTITION_STATS".into(), partition_stats),
             ("_SCHEMA_ID".into(), Value::Long(0)),
             ("_MIN_BUCKET".into(), some(Value::Int(0))),
             ("_MAX_BUCKET".into(), some(Value::Int(spec.buckets - 1))),
@@ -538,6 +579,14 @@ pub fn generate(table_dir: &Path, spec: &Spec) -> Result<Generated, String> {
         "comment": null,
         "timeMillis": 1_704_067_200_000u64
     });
+    // Rows the delta manifests add (the last commits), as the clients require in a snapshot.
+    let first_delta = out.manifests.saturating_sub(spec.delta_manifests);
+    let delta_rows: i64 = out
+        .entries
+        .iter()
+        .filter(|e| e.manifest >= first_delta && !e.delete)
+        .map(|e| e.row_count)
+        .sum();
     let snapshot = serde_json::json!({
         "version": 3,
         "id": out.snapshot,
@@ -549,6 +598,7 @@ pub fn generate(table_dir: &Path, spec: &Spec) -> Result<Generated, String> {
         "commitKind": "APPEND",
         "timeMillis": 1_704_067_200_000u64,
         "totalRecordCount": out.rows,
+        "deltaRecordCount": delta_rows,
         "nextRowId": out.rows
     });
     for (path, text) in [
