@@ -34,13 +34,16 @@ whose file list is also the reference): --runs rounds, each round running lakeco
 paimon-rust, then pypaimon (A B C A B C ...), each in a fresh process:
 
 - lakecore: `lakecore scan --json [filter] TABLE > /dev/null`, wall time of the whole process
-  (spawn to exit) and its peak RSS from wait4().
-- peers: a fresh child python imports the library, opens catalog + table, plans --warmup times
-  untimed, then --iters times timed: from `new_read_builder()` to the list of splits (for
-  paimon-rust `...new_scan().plan().splits()`, for pypaimon `...new_scan().plan().splits()`).
-  Catalog and table are opened anew before every plan, outside the timer. Peak RSS is the
-  child's own ru_maxrss after planning (the interpreter and imports included; the figure after
-  the imports alone is printed in parentheses).
+  (posix_spawn to exit). Its peak RSS comes from a second, untimed run of the same command
+  under `/usr/bin/time -f %M` (see rss_wrapper: spawned straight from this script, a child
+  would report at least this script's own RSS, because Linux carries the peak across exec).
+- peers: a fresh child python (started under the same wrapper) imports the library, opens
+  catalog + table, plans --warmup times untimed, then --iters times timed: from
+  `new_read_builder()` to the list of splits (paimon-rust: `...new_scan().plan().splits()`,
+  the PyO3 Split objects; pypaimon: `...new_scan().plan().splits()`). Catalog and table are
+  opened anew before every plan, outside the timer. Peak RSS is the child's own ru_maxrss
+  after planning (the interpreter and imports included; the figure after the imports alone is
+  printed in parentheses).
 
 Correctness: in the first round every peer also returns its file set (partition bytes, bucket,
 file name of every data file in its splits); each must equal lakecore's, or the script stops.
@@ -316,10 +319,50 @@ def child_plan(a):
     print(json.dumps(out))
 
 
+# ----------------------------------------------------------------------------- peak RSS
+
+RSS_MARK = "PLAN_PEERS_PEAK_RSS_KB="
+
+
+def child_rss(cmd):
+    """Fallback for a missing /usr/bin/time: fork (not vfork) from this small process, exec,
+    and print the child's peak RSS from wait4() to stderr, as `time -f %M` would."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.execvp(cmd[0], cmd)
+        finally:
+            os._exit(127)
+    _, status, ru = os.wait4(pid, 0)
+    print(f"{RSS_MARK}{ru.ru_maxrss}", file=sys.stderr)
+    sys.exit(os.waitstatus_to_exitcode(status))
+
+
+def rss_wrapper():
+    """A command prefix that reports the wrapped process's peak RSS on stderr.
+
+    Linux carries a process's peak RSS across execve() and starts a forked child's at the
+    parent's current RSS (a vfork'd child, as posix_spawn and subprocess use, at the parent's
+    peak). Spawned straight from this script, which holds the reference file lists, every
+    child would report at least this script's RSS. So the measured process is forked from a
+    small one: GNU time (floor about 1 MB), else a fresh python running child_rss (floor about
+    9 MB)."""
+    if os.access("/usr/bin/time", os.X_OK):
+        return ["/usr/bin/time", "-f", RSS_MARK + "%M"]
+    return [sys.executable, os.path.abspath(__file__), "_rss"]
+
+
+def rss_of_stderr(text):
+    for line in reversed(text.splitlines()):
+        if line.startswith(RSS_MARK):
+            return int(line[len(RSS_MARK):])
+    return None
+
+
 # ----------------------------------------------------------------------------- parent
 
-def run_child(python, args, what):
-    cmd = [python, os.path.abspath(__file__)] + args
+def run_child(python, args, what, wrap=()):
+    cmd = list(wrap) + [python, os.path.abspath(__file__)] + args
     t0 = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
@@ -330,21 +373,32 @@ def run_child(python, args, what):
     except (ValueError, IndexError):
         die(f"{what}: no JSON result on stdout:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     doc["child_wall_seconds"] = wall
+    doc["wrapper_maxrss_kb"] = rss_of_stderr(p.stderr)
     return doc
 
 
 def run_lakecore_timed(cmd):
-    """Whole process: spawn to exit, stdout to /dev/null; peak RSS (KB) from wait4()."""
+    """Whole process: spawn to exit, stdout and stderr to /dev/null."""
     actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
     t0 = time.perf_counter()
     pid = os.posix_spawn(cmd[0], cmd, os.environ, file_actions=actions)
-    _, status, ru = os.wait4(pid, 0)
+    _, status = os.waitpid(pid, 0)
     t = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         die(f"{' '.join(cmd)} failed (exit {os.waitstatus_to_exitcode(status)}):\n{p.stderr}")
-    return t, ru.ru_maxrss
+    return t
+
+
+def run_lakecore_rss(cmd):
+    """The same command again, untimed, under the RSS wrapper: its peak RSS in KB."""
+    p = subprocess.run(rss_wrapper() + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+    rss = rss_of_stderr(p.stderr)
+    if p.returncode != 0 or rss is None:
+        die(f"{' '.join(cmd)} under {rss_wrapper()[0]} failed:\n{p.stderr[-4000:]}")
+    return rss
 
 
 def ensure_table(a, kind, entries):
@@ -409,12 +463,13 @@ def measure(a, lakecore, info, label, lk_args, spec, dump_dir):
     row = {"table": name, "filter": label, "files": len(reference),
            "lakecore_cmd": " ".join(lk_cmd), "lakecore": {"times": [], "maxrss_kb": []},
            "peers": {peer: {"times": [], "maxrss_kb": [], "maxrss_kb_after_import": [],
-                            "child_wall_seconds": []} for peer in a.peers},
+                            "child_wall_seconds": [], "wrapper_maxrss_kb": []}
+                     for peer in a.peers},
            "loadavg": [os.getloadavg()]}
     for r in range(a.runs):
-        t, rss = run_lakecore_timed(lk_cmd)
+        t = run_lakecore_timed(lk_cmd)
         row["lakecore"]["times"].append(t)
-        row["lakecore"]["maxrss_kb"].append(rss)
+        row["lakecore"]["maxrss_kb"].append(run_lakecore_rss(lk_cmd))
         for peer in a.peers:
             args = ["_plan", "--engine", peer, "--warehouse", warehouse, "--table", name,
                     "--spec", json.dumps(spec), "--warmup", str(a.warmup),
@@ -423,12 +478,14 @@ def measure(a, lakecore, info, label, lk_args, spec, dump_dir):
             if r == 0:
                 dump = os.path.join(dump_dir, f"{name}.{peer}.files.json")
                 args += ["--dump", dump]
-            res = run_child(a.python, args, f"{peer} plan of {name} [{label}]")
+            res = run_child(a.python, args, f"{peer} plan of {name} [{label}]",
+                            wrap=rss_wrapper())
             acc = row["peers"][peer]
             acc["times"] += res["times"]
             acc["maxrss_kb"].append(res["maxrss_kb"])
             acc["maxrss_kb_after_import"].append(res["maxrss_kb_after_import"])
             acc["child_wall_seconds"].append(res["child_wall_seconds"])
+            acc["wrapper_maxrss_kb"].append(res["wrapper_maxrss_kb"])
             if dump:
                 got = {tuple(x) for x in json.load(open(dump))}
                 os.remove(dump)
@@ -484,6 +541,8 @@ def main():
     sub = sys.argv[1] if len(sys.argv) > 1 else ""
     if sub == "_env":
         return child_env()
+    if sub == "_rss":
+        return child_rss(sys.argv[2:])
     if sub == "_write":
         w = argparse.ArgumentParser()
         w.add_argument("_write")
@@ -547,6 +606,7 @@ def main():
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     env = run_child(a.python, ["_env"], f"{a.python}: import pypaimon, pypaimon_rust, pyarrow")
     env.pop("child_wall_seconds", None)
+    env.pop("wrapper_maxrss_kb", None)
     for pkg, want in (("pypaimon", "2.1.0"), ("pypaimon-rust", "0.4.0")):
         if env.get(pkg) != want:
             print(f"warning: {pkg} {env.get(pkg)} (the pinned version is {want})",
