@@ -430,9 +430,16 @@ impl<'s> Schema<'s> {
     /// Resolves field `paths` (`"a"`, `"a.b"`: record fields by name, through unions that
     /// hold a record) into a projection: value `i` of [`Schema::read`]'s output is the field
     /// named by `paths[i]`, or [`Value::Absent`](super::Value::Absent) when the writer
-    /// schema has no such field (schema evolution by name). At most 254 paths
-    /// ([`ErrorKind::LimitExceeded`] at 0 beyond).
+    /// schema has no such field (schema evolution by name; a path that does not resolve
+    /// completely reads nothing). At most 254 paths ([`ErrorKind::LimitExceeded`] at 0
+    /// beyond). Fields are marked per record type, so [`ErrorKind::Duplicate`] at 0 refuses
+    /// what one walk cannot answer: a field named twice, a path together with a path through
+    /// it (`"a"` and `"a.b"`), or paths that enter one record type along two routes (a named
+    /// type used by two fields, a recursive type).
     pub fn project(&self, paths: &[&str]) -> Result<Projection> {
+        /// `entered` of a record type no path enters, and of the top-level record.
+        const NONE: u16 = u16::MAX;
+        const ROOT: u16 = u16::MAX - 1;
         let mut p = Projection {
             marks: [SKIP; MAX_LINKS],
             slots: 0,
@@ -441,27 +448,58 @@ impl<'s> Schema<'s> {
             return Err(Error::new(ErrorKind::LimitExceeded, 0));
         }
         p.slots = paths.len();
+        let dup = Error::new(ErrorKind::Duplicate, 0);
+        // The field (link) through which each record node is entered.
+        let mut entered = [NONE; MAX_NODES];
+        let Some(root) = self.record_of(self.root) else {
+            return Ok(p);
+        };
+        if let Some(e) = entered.get_mut(usize::from(root)) {
+            *e = ROOT;
+        }
         for (slot, path) in paths.iter().enumerate() {
-            let mut node = Some(self.root);
-            let mut parts = path.split('.').peekable();
-            while let Some(part) = parts.next() {
-                let Some(rec) = node.and_then(|n| self.record_of(n)) else {
+            // Resolve every step first: (field, record it belongs to). A path that does not
+            // resolve marks nothing.
+            let mut steps = [(0u16, 0u16); MAX_DEPTH + 1];
+            let mut n = 0;
+            let mut rec = Some(root);
+            for part in path.split('.') {
+                let (Some(r), Some(step)) = (rec, steps.get_mut(n)) else {
+                    n = 0;
                     break;
                 };
-                let n = self.node(rec);
-                let (a, b) = (usize::from(n.a), usize::from(n.b));
+                let node = self.node(r);
+                let (a, b) = (usize::from(node.a), usize::from(node.b));
                 let Some(i) = (a..a + b).find(|&i| self.link(i).name == part.as_bytes()) else {
+                    n = 0;
                     break;
                 };
-                let Some(mark) = p.marks.get_mut(i) else {
-                    break;
-                };
-                if parts.peek().is_none() {
-                    *mark = u8::try_from(slot + 1).unwrap_or(SKIP);
-                } else {
-                    *mark = DESCEND;
-                    node = Some(self.link(i).node);
+                *step = (u16::try_from(i).unwrap_or(u16::MAX), r);
+                n += 1;
+                rec = self.record_of(self.link(i).node);
+            }
+            let steps = steps.get(..n).unwrap_or_default();
+            let mut via = ROOT;
+            for (k, &(link, r)) in steps.iter().enumerate() {
+                let e = entered.get_mut(usize::from(r)).ok_or(dup)?;
+                if *e == NONE {
+                    *e = via;
+                } else if *e != via {
+                    return Err(dup);
                 }
+                let mark = p.marks.get_mut(usize::from(link)).ok_or(dup)?;
+                if k + 1 == steps.len() {
+                    if *mark != SKIP {
+                        return Err(dup);
+                    }
+                    *mark = u8::try_from(slot + 1).map_err(|_| dup)?;
+                } else {
+                    if *mark != SKIP && *mark != DESCEND {
+                        return Err(dup);
+                    }
+                    *mark = DESCEND;
+                }
+                via = link;
             }
         }
         Ok(p)
