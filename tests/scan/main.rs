@@ -3,6 +3,7 @@
 //! decoder under it against `apache-avro`: on every real manifest and list, on generated
 //! files of every Avro type, and on hostile schemas and data.
 
+mod avro_generated;
 mod avro_oracle;
 mod generated;
 mod warehouse;
