@@ -4,6 +4,7 @@
 //! files of every Avro type, and on hostile schemas and data.
 
 mod avro_generated;
+mod avro_hostile;
 mod avro_oracle;
 mod generated;
 mod warehouse;
