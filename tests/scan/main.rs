@@ -1,5 +1,10 @@
 //! Scan planning (feature `std`): on the real warehouse tables against an independent full
-//! read, and on a generated many-manifest table against the generator's model.
+//! read, and on a generated many-manifest table against the generator's model. The Avro
+//! decoder under it against `apache-avro`: on every real manifest and list, on generated
+//! files of every Avro type, and on hostile schemas and data.
 
+mod avro_generated;
+mod avro_hostile;
+mod avro_oracle;
 mod generated;
 mod warehouse;

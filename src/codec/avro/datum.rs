@@ -7,8 +7,9 @@ use crate::codec::varint::{decode_short, decode_u64, zigzag_decode, VarintFormat
 use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
 
-/// Most items a block of an array or map of zero-byte items may claim (such items cannot be
-/// bounded by the bytes left).
+/// Most zero-byte items (`null`, empty records, `fixed` of size 0) the arrays and maps of one
+/// datum may hold together, and one walk of [`Schema::items`] may yield: such items cannot be
+/// bounded by the bytes left, and a few bytes per block could otherwise claim billions.
 pub const MAX_EMPTY_ITEMS: u64 = 1 << 16;
 
 /// One decoded value, borrowing from the datum bytes.
@@ -153,12 +154,14 @@ impl<'s> Schema<'s> {
         for v in out.iter_mut().take(projection.slots) {
             *v = Value::Absent;
         }
-        self.descend(projection, self.root, c, out, 0)
+        let mut empty = MAX_EMPTY_ITEMS;
+        self.descend(projection, self.root, c, out, 0, &mut empty)
     }
 
     /// Steps over one datum of the top-level type.
     pub fn skip_datum(&self, c: &mut Cursor<'_>) -> Result<()> {
-        self.skip(self.root, c, 0)
+        let mut empty = MAX_EMPTY_ITEMS;
+        self.skip(self.root, c, 0, &mut empty)
     }
 
     /// Whether every datum of the top-level type takes at least one byte (so a block's
@@ -174,6 +177,7 @@ impl<'s> Schema<'s> {
         c: &mut Cursor<'a>,
         out: &mut [Value<'a>],
         depth: usize,
+        empty: &mut u64,
     ) -> Result<()> {
         if depth > MAX_DEPTH {
             return Err(c.error(ErrorKind::DepthLimit));
@@ -185,10 +189,10 @@ impl<'s> Schema<'s> {
                 for i in first..first + usize::from(n.b) {
                     let link = self.link(i);
                     match p.marks.get(i).copied().unwrap_or(SKIP) {
-                        SKIP => self.skip(link.node, c, depth + 1)?,
-                        DESCEND => self.descend(p, link.node, c, out, depth + 1)?,
+                        SKIP => self.skip(link.node, c, depth + 1, empty)?,
+                        DESCEND => self.descend(p, link.node, c, out, depth + 1, empty)?,
                         slot => {
-                            let v = self.value(link.node, c, depth + 1)?;
+                            let v = self.value(link.node, c, depth + 1, empty)?;
                             if let Some(o) = out.get_mut(usize::from(slot - 1)) {
                                 *o = v;
                             }
@@ -199,9 +203,9 @@ impl<'s> Schema<'s> {
             }
             Type::Union => {
                 let branch = self.branch(n, c)?;
-                self.descend(p, branch, c, out, depth + 1)
+                self.descend(p, branch, c, out, depth + 1, empty)
             }
-            _ => self.skip(node, c, depth + 1),
+            _ => self.skip(node, c, depth + 1, empty),
         }
     }
 
@@ -217,8 +221,14 @@ impl<'s> Schema<'s> {
             .node)
     }
 
-    /// Reads one value of `node`.
-    fn value<'a>(&self, node: u16, c: &mut Cursor<'a>, depth: usize) -> Result<Value<'a>> {
+    /// Reads one value of `node`; `empty` is what is left of [`MAX_EMPTY_ITEMS`].
+    fn value<'a>(
+        &self,
+        node: u16,
+        c: &mut Cursor<'a>,
+        depth: usize,
+        empty: &mut u64,
+    ) -> Result<Value<'a>> {
         if depth > MAX_DEPTH {
             return Err(c.error(ErrorKind::DepthLimit));
         }
@@ -263,12 +273,12 @@ impl<'s> Schema<'s> {
             }
             Type::Union => {
                 let branch = self.branch(n, c)?;
-                self.value(branch, c, depth + 1)?
+                self.value(branch, c, depth + 1, empty)?
             }
             Type::Array | Type::Map => {
                 let start = *c;
                 let origin = c.position();
-                self.skip(node, c, depth)?;
+                self.skip(node, c, depth, empty)?;
                 let used = usize::try_from(c.position() - origin).unwrap_or(0);
                 Value::Items(Items {
                     bytes: start.rest().get(..used).unwrap_or_default(),
@@ -280,15 +290,16 @@ impl<'s> Schema<'s> {
             Type::Record => {
                 let start = *c;
                 let origin = c.position();
-                self.skip(node, c, depth)?;
+                self.skip(node, c, depth, empty)?;
                 let used = usize::try_from(c.position() - origin).unwrap_or(0);
                 Value::Record(start.rest().get(..used).unwrap_or_default())
             }
         })
     }
 
-    /// Steps over one value of `node` without decoding it.
-    fn skip(&self, node: u16, c: &mut Cursor<'_>, depth: usize) -> Result<()> {
+    /// Steps over one value of `node` without decoding it; `empty` is what is left of
+    /// [`MAX_EMPTY_ITEMS`] for the datum.
+    fn skip(&self, node: u16, c: &mut Cursor<'_>, depth: usize, empty: &mut u64) -> Result<()> {
         if depth > MAX_DEPTH {
             return Err(c.error(ErrorKind::DepthLimit));
         }
@@ -306,12 +317,12 @@ impl<'s> Schema<'s> {
             Type::Fixed => c.bytes_u64(u64::from(n.size)).map(|_| ()),
             Type::Union => {
                 let branch = self.branch(n, c)?;
-                self.skip(branch, c, depth + 1)
+                self.skip(branch, c, depth + 1, empty)
             }
             Type::Record => {
                 let first = usize::from(n.a);
                 for i in first..first + usize::from(n.b) {
-                    self.skip(self.link(i).node, c, depth + 1)?;
+                    self.skip(self.link(i).node, c, depth + 1, empty)?;
                 }
                 Ok(())
             }
@@ -332,20 +343,20 @@ impl<'s> Schema<'s> {
                         continue;
                     }
                     let count = count.unsigned_abs();
-                    let bound = if nonzero {
-                        off(c.remaining())
-                    } else {
-                        MAX_EMPTY_ITEMS
-                    };
+                    // Zero-byte items draw on the datum's allowance, not on the bytes left.
+                    let bound = if nonzero { off(c.remaining()) } else { *empty };
                     if count > bound {
                         return Err(Error::new(ErrorKind::InvalidLength, at));
+                    }
+                    if !nonzero {
+                        *empty -= count;
                     }
                     for _ in 0..count {
                         if map {
                             let len = length(c)?;
                             c.bytes_u64(len)?;
                         }
-                        self.skip(item, c, depth + 1)?;
+                        self.skip(item, c, depth + 1, empty)?;
                     }
                 }
             }
@@ -375,6 +386,8 @@ impl<'s> Schema<'s> {
             node: items.node,
             map: items.map,
             left: 0,
+            end: None,
+            empty: MAX_EMPTY_ITEMS,
             done: false,
         }
     }
@@ -388,27 +401,53 @@ pub struct ItemIter<'a, 's> {
     node: u16,
     map: bool,
     left: u64,
+    /// Where the current block ends, for a block with a negative count (and a byte size).
+    end: Option<u64>,
+    /// What is left of [`MAX_EMPTY_ITEMS`].
+    empty: u64,
     done: bool,
 }
 
 impl<'a> ItemIter<'a, '_> {
     fn step(&mut self) -> Result<Option<Value<'a>>> {
         while self.left == 0 {
+            // The walk that found these items stepped over a block with a negative count by
+            // its byte size alone: its items must fill exactly that size.
+            if let Some(end) = self.end.take() {
+                if self.c.position() != end {
+                    return Err(self.c.error(ErrorKind::InvalidLength));
+                }
+            }
+            let at = self.c.position();
             let count = long(&mut self.c)?;
             if count == 0 {
                 return Ok(None);
             }
-            if count < 0 {
-                length(&mut self.c)?;
+            let nonzero = self.map || self.schema.node(self.node).nonzero;
+            let room = if count < 0 {
+                let size = length(&mut self.c)?;
+                self.end = Some(self.c.position().saturating_add(size));
+                size
+            } else {
+                off(self.c.remaining())
+            };
+            let count = count.unsigned_abs();
+            if count > if nonzero { room } else { self.empty } {
+                return Err(Error::new(ErrorKind::InvalidLength, at));
             }
-            self.left = count.unsigned_abs();
+            if !nonzero {
+                self.empty -= count;
+            }
+            self.left = count;
         }
         self.left -= 1;
         if self.map {
             let len = length(&mut self.c)?;
             self.c.bytes_u64(len)?;
         }
-        self.schema.value(self.node, &mut self.c, 1).map(Some)
+        self.schema
+            .value(self.node, &mut self.c, 1, &mut self.empty)
+            .map(Some)
     }
 }
 

@@ -94,7 +94,8 @@ pub struct Schema<'s> {
     pub(super) node_count: u16,
     pub(super) links: [Link<'s>; MAX_LINKS],
     pub(super) link_count: u16,
-    named: [(&'s [u8], u16); MAX_NAMED],
+    /// Named types: namespace, short name, node.
+    named: [(&'s [u8], &'s [u8], u16); MAX_NAMED],
     named_count: u16,
     pub(super) root: u16,
 }
@@ -109,10 +110,15 @@ impl core::fmt::Debug for Schema<'_> {
     }
 }
 
-fn short_name(full: &[u8]) -> &[u8] {
-    match full.iter().rposition(|&c| c == b'.') {
-        Some(i) => full.get(i + 1..).unwrap_or_default(),
-        None => full,
+/// `(namespace, short name)` of the type name `name`: a dotted name is a full name;
+/// otherwise the namespace is `ns` (the `namespace` attribute, or the enclosing one).
+fn split_name<'n>(name: &'n [u8], ns: &'n [u8]) -> (&'n [u8], &'n [u8]) {
+    match name.iter().rposition(|&c| c == b'.') {
+        Some(i) => (
+            name.get(..i).unwrap_or_default(),
+            name.get(i + 1..).unwrap_or_default(),
+        ),
+        None => (ns, name),
     }
 }
 
@@ -127,12 +133,12 @@ impl<'s> Schema<'s> {
             node_count: 0,
             links: [Link { name: &[], node: 0 }; MAX_LINKS],
             link_count: 0,
-            named: [(&[][..], 0); MAX_NAMED],
+            named: [(&[][..], &[][..], 0); MAX_NAMED],
             named_count: 0,
             root: 0,
         };
         let span = Span::parse(json, origin)?;
-        s.root = s.ty(span, 0)?;
+        s.root = s.ty(span, 0, &[])?;
         Ok(s)
     }
 
@@ -212,30 +218,29 @@ impl<'s> Schema<'s> {
         }
     }
 
-    fn define(&mut self, name: &'s [u8], node: u16, at: u64) -> Result<()> {
+    fn define(&mut self, (ns, name): (&'s [u8], &'s [u8]), node: u16, at: u64) -> Result<()> {
         let slot = self
             .named
             .get_mut(usize::from(self.named_count))
             .ok_or(Error::new(ErrorKind::LimitExceeded, at))?;
-        *slot = (name, node);
+        *slot = (ns, name, node);
         self.named_count += 1;
         Ok(())
     }
 
-    fn lookup(&self, name: &[u8]) -> Option<u16> {
+    /// The named type `name` referenced inside namespace `ns`: by full name, else (leniently)
+    /// the first one with the same short name.
+    fn lookup(&self, name: &[u8], ns: &[u8]) -> Option<u16> {
         let named = self
             .named
             .get(..usize::from(self.named_count))
             .unwrap_or_default();
+        let (ns, short) = split_name(name, ns);
         named
             .iter()
-            .find(|(n, _)| *n == name)
-            .or_else(|| {
-                named
-                    .iter()
-                    .find(|(n, _)| short_name(n) == short_name(name))
-            })
-            .map(|&(_, i)| i)
+            .find(|(n, s, _)| *n == ns && *s == short)
+            .or_else(|| named.iter().find(|(_, s, _)| *s == short))
+            .map(|&(_, _, i)| i)
     }
 
     fn primitive(name: &[u8]) -> Option<(Type, bool)> {
@@ -252,8 +257,8 @@ impl<'s> Schema<'s> {
         })
     }
 
-    /// Compiles the type `span` (a name, an object or a union array).
-    fn ty(&mut self, span: Span<'s>, depth: usize) -> Result<u16> {
+    /// Compiles the type `span` (a name, an object or a union array) inside namespace `ns`.
+    fn ty(&mut self, span: Span<'s>, depth: usize, ns: &'s [u8]) -> Result<u16> {
         let bad = Error::new(ErrorKind::InvalidValue, span.at);
         if depth > MAX_DEPTH {
             return Err(Error::new(ErrorKind::DepthLimit, span.at));
@@ -269,7 +274,7 @@ impl<'s> Schema<'s> {
                     span.at,
                 );
             }
-            return self.lookup(name).ok_or(bad);
+            return self.lookup(name, ns).ok_or(bad);
         }
         if span.is_array() {
             let count = span.elements().try_fold(0usize, |n, e| e.map(|_| n + 1))?;
@@ -288,7 +293,7 @@ impl<'s> Schema<'s> {
                 span.at,
             )?;
             for (i, e) in span.elements().enumerate() {
-                let branch = self.ty(e?, depth + 1)?;
+                let branch = self.ty(e?, depth + 1, ns)?;
                 self.set_link(
                     usize::from(first) + i,
                     Link {
@@ -305,7 +310,7 @@ impl<'s> Schema<'s> {
         let type_name = span.member(b"type")?.ok_or(bad)?;
         let Some(kind) = type_name.as_str() else {
             // {"type": {...}} or {"type": [...]}: the inner type, attributes ignored.
-            return self.ty(type_name, depth + 1);
+            return self.ty(type_name, depth + 1, ns);
         };
         if let Some((ty, nonzero)) = Self::primitive(kind) {
             // A primitive with attributes (logical types): the encoding is the primitive's.
@@ -318,10 +323,12 @@ impl<'s> Schema<'s> {
                 span.at,
             );
         }
-        let full_name = |s: &Self| -> Result<&'s [u8]> {
+        // `(namespace, short name)` of a named type defined here.
+        let full_name = |s: &Self| -> Result<(&'s [u8], &'s [u8])> {
             let _ = s;
             let name = span.member(b"name")?.and_then(|n| n.as_str()).ok_or(bad)?;
-            Ok(name)
+            let own = span.member(b"namespace")?.and_then(|n| n.as_str());
+            Ok(split_name(name, own.unwrap_or(ns)))
         };
         match kind {
             b"record" | b"error" => {
@@ -350,7 +357,7 @@ impl<'s> Schema<'s> {
                     let fbad = Error::new(ErrorKind::InvalidValue, f.at);
                     let fname = f.member(b"name")?.and_then(|n| n.as_str()).ok_or(fbad)?;
                     let fty = f.member(b"type")?.ok_or(fbad)?;
-                    let child = self.ty(fty, depth + 1)?;
+                    let child = self.ty(fty, depth + 1, name.0)?;
                     nonzero |= self.node(child).nonzero;
                     self.set_link(
                         usize::from(first) + i,
@@ -417,22 +424,29 @@ impl<'s> Schema<'s> {
                     },
                     span.at,
                 )?;
-                let child = self.ty(inner, depth + 1)?;
+                let child = self.ty(inner, depth + 1, ns)?;
                 if let Some(n) = self.nodes.get_mut(usize::from(node)) {
                     n.a = child;
                 }
                 Ok(node)
             }
-            other => self.lookup(other).ok_or(bad),
+            other => self.lookup(other, ns).ok_or(bad),
         }
     }
 
     /// Resolves field `paths` (`"a"`, `"a.b"`: record fields by name, through unions that
     /// hold a record) into a projection: value `i` of [`Schema::read`]'s output is the field
     /// named by `paths[i]`, or [`Value::Absent`](super::Value::Absent) when the writer
-    /// schema has no such field (schema evolution by name). At most 254 paths
-    /// ([`ErrorKind::LimitExceeded`] at 0 beyond).
+    /// schema has no such field (schema evolution by name; a path that does not resolve
+    /// completely reads nothing). At most 254 paths ([`ErrorKind::LimitExceeded`] at 0
+    /// beyond). Fields are marked per record type, so [`ErrorKind::Duplicate`] at 0 refuses
+    /// what one walk cannot answer: a field named twice, a path together with a path through
+    /// it (`"a"` and `"a.b"`), or paths that enter one record type along two routes (a named
+    /// type used by two fields, a recursive type).
     pub fn project(&self, paths: &[&str]) -> Result<Projection> {
+        /// `entered` of a record type no path enters, and of the top-level record.
+        const NONE: u16 = u16::MAX;
+        const ROOT: u16 = u16::MAX - 1;
         let mut p = Projection {
             marks: [SKIP; MAX_LINKS],
             slots: 0,
@@ -441,27 +455,58 @@ impl<'s> Schema<'s> {
             return Err(Error::new(ErrorKind::LimitExceeded, 0));
         }
         p.slots = paths.len();
+        let dup = Error::new(ErrorKind::Duplicate, 0);
+        // The field (link) through which each record node is entered.
+        let mut entered = [NONE; MAX_NODES];
+        let Some(root) = self.record_of(self.root) else {
+            return Ok(p);
+        };
+        if let Some(e) = entered.get_mut(usize::from(root)) {
+            *e = ROOT;
+        }
         for (slot, path) in paths.iter().enumerate() {
-            let mut node = Some(self.root);
-            let mut parts = path.split('.').peekable();
-            while let Some(part) = parts.next() {
-                let Some(rec) = node.and_then(|n| self.record_of(n)) else {
+            // Resolve every step first: (field, record it belongs to). A path that does not
+            // resolve marks nothing.
+            let mut steps = [(0u16, 0u16); MAX_DEPTH + 1];
+            let mut n = 0;
+            let mut rec = Some(root);
+            for part in path.split('.') {
+                let (Some(r), Some(step)) = (rec, steps.get_mut(n)) else {
+                    n = 0;
                     break;
                 };
-                let n = self.node(rec);
-                let (a, b) = (usize::from(n.a), usize::from(n.b));
+                let node = self.node(r);
+                let (a, b) = (usize::from(node.a), usize::from(node.b));
                 let Some(i) = (a..a + b).find(|&i| self.link(i).name == part.as_bytes()) else {
+                    n = 0;
                     break;
                 };
-                let Some(mark) = p.marks.get_mut(i) else {
-                    break;
-                };
-                if parts.peek().is_none() {
-                    *mark = u8::try_from(slot + 1).unwrap_or(SKIP);
-                } else {
-                    *mark = DESCEND;
-                    node = Some(self.link(i).node);
+                *step = (u16::try_from(i).unwrap_or(u16::MAX), r);
+                n += 1;
+                rec = self.record_of(self.link(i).node);
+            }
+            let steps = steps.get(..n).unwrap_or_default();
+            let mut via = ROOT;
+            for (k, &(link, r)) in steps.iter().enumerate() {
+                let e = entered.get_mut(usize::from(r)).ok_or(dup)?;
+                if *e == NONE {
+                    *e = via;
+                } else if *e != via {
+                    return Err(dup);
                 }
+                let mark = p.marks.get_mut(usize::from(link)).ok_or(dup)?;
+                if k + 1 == steps.len() {
+                    if *mark != SKIP {
+                        return Err(dup);
+                    }
+                    *mark = u8::try_from(slot + 1).map_err(|_| dup)?;
+                } else {
+                    if *mark != SKIP && *mark != DESCEND {
+                        return Err(dup);
+                    }
+                    *mark = DESCEND;
+                }
+                via = link;
             }
         }
         Ok(p)
