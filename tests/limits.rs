@@ -890,6 +890,149 @@ fn zstandard_frames_declaring_a_window_above_the_block_limit_are_refused() {
     );
 }
 
+/// Bytes of the Avro `long` `v` (zigzag varint): block data starts after the count's and the
+/// size's.
+fn long_len(v: u64) -> u64 {
+    let mut out = Vec::new();
+    uvarint(v << 1, &mut out);
+    out.len() as u64
+}
+
+/// xz as Python's `lzma.compress` writes it (one stream, LZMA2, CRC-64) at `preset`.
+fn xz_of(plain: &[u8], preset: u32) -> Vec<u8> {
+    use std::io::Write;
+    let o = lzma_rust2::XzOptions::with_preset(preset);
+    let mut w = lzma_rust2::XzWriter::new(Vec::new(), o).unwrap();
+    w.write_all(plain).unwrap();
+    w.finish().unwrap()
+}
+
+/// `n` zero bytes as Python compresses them for the codec `ext` (`bz2`, `xz`):
+/// `tests/data/paimon/bombs/`, written by `make_bombs.py` (compressing 64 MiB in a debug
+/// build here would take minutes).
+fn python_zeros(n: usize, ext: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/tests/data/paimon/bombs/zeros-{n}.{ext}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A bomb of `MAX_BLOCK_BYTES + 1` zero bytes (`{_BUCKET: 0}` records), compressed by
+/// Python, must stop at the limit, `LimitExceeded` at the block's data, holding no more
+/// than the limit at once; exactly `MAX_BLOCK_BYTES` decompresses.
+fn refuses_bomb(codec: &[u8], ext: &str) {
+    use lakecore::paimon::compression::{Codec, Decompressor};
+    use lakecore::paimon::manifest::MAX_BLOCK_BYTES;
+    let settings = BuildSettings::default();
+    let n = MAX_BLOCK_BYTES + 1;
+    let data = python_zeros(n, ext);
+    assert!(data.len() < 64 * 1024, "{}", data.len());
+    let (bad, block_at) = avro_manifest_with(codec, n as u64, &data);
+    let data_at = block_at + long_len(n as u64) + long_len(data.len() as u64);
+    let (r, a) = measure(|| lakecore::paimon::manifest::build_from_manifest(&bad, settings));
+    assert_eq!(
+        r.unwrap_err(),
+        Error::new(ErrorKind::LimitExceeded, data_at)
+    );
+    // The output buffer grows geometrically to the limit and no further (the requests add
+    // up to less than twice that, plus the last step); the decoders' own state (bzip2's
+    // 3.6 MB block tables, xz's window of at most its 8 MiB dictionary) is smaller.
+    let max = MAX_BLOCK_BYTES as u64;
+    assert!(a.largest <= max, "{a:?}");
+    assert!(a.bytes <= 3 * max, "{a:?}");
+    // Exactly at the limit: decompressed in full (the oracle that such a stream is well
+    // formed and that the limit is not one byte short), again within the limit.
+    let data = python_zeros(MAX_BLOCK_BYTES, ext);
+    let mut dec = Decompressor::new(Codec::from_name(codec, 4).unwrap());
+    let (r, a) = measure(|| dec.block(&data, 0).map(|out| out.iter().all(|&b| b == 0)));
+    assert_eq!(r, Ok(true));
+    assert_eq!(dec.last_len(), MAX_BLOCK_BYTES);
+    assert!(a.largest <= max, "{a:?}");
+}
+
+#[test]
+fn build_from_manifest_stops_a_bzip2_bomb_at_the_block_limit() {
+    refuses_bomb(b"bzip2", "bz2");
+    // Below the limit the records build.
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+    std::io::Write::write_all(&mut e, &[0; 1000]).unwrap();
+    let (ok, _) = avro_manifest_with(b"bzip2", 1000, &e.finish().unwrap());
+    let built = lakecore::paimon::manifest::build_from_manifest(&ok, BuildSettings::default());
+    assert!(!built.unwrap().is_empty());
+}
+
+#[test]
+fn build_from_manifest_stops_an_xz_bomb_at_the_block_limit() {
+    refuses_bomb(b"xz", "xz");
+    // Below the limit the records build.
+    let (ok, _) = avro_manifest_with(b"xz", 1000, &xz_of(&[0; 1000], 6));
+    let built = lakecore::paimon::manifest::build_from_manifest(&ok, BuildSettings::default());
+    assert!(!built.unwrap().is_empty());
+}
+
+/// `xz` with the LZMA2 dictionary-size byte of its (first) block header set to `dict` and
+/// the header's CRC-32 recomputed (xz file format 1.1.0, sections 3.1 and 5.3.1).
+fn with_xz_dictionary(mut z: Vec<u8>, dict: u8) -> Vec<u8> {
+    fn varint(b: &[u8], at: &mut usize) -> u64 {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let byte = b[*at];
+            *at += 1;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return v;
+            }
+            shift += 7;
+        }
+    }
+    let start = 12; // after the stream header
+    let size = (usize::from(z[start]) + 1) * 4;
+    let flags = z[start + 1];
+    assert_eq!(flags & 0x03, 0, "one filter");
+    let mut at = start + 2;
+    if flags & 0x40 != 0 {
+        varint(&z, &mut at); // compressed size
+    }
+    if flags & 0x80 != 0 {
+        varint(&z, &mut at); // uncompressed size
+    }
+    assert_eq!(varint(&z, &mut at), 0x21, "LZMA2");
+    assert_eq!(varint(&z, &mut at), 1, "one property byte");
+    z[at] = dict;
+    let crc = crc32(&z[start..start + size - 4]);
+    z[start + size - 4..start + size].copy_from_slice(&crc.to_le_bytes());
+    z
+}
+
+#[test]
+fn xz_dictionaries_above_the_block_limit_are_refused_and_the_window_follows_the_output() {
+    // Ten `{_BUCKET: 0}` records, xz at preset 1 (1 MiB dictionary).
+    let settings = BuildSettings::default();
+    let z = xz_of(&[0u8; 10], 1);
+    // Dictionary byte d stands for (2 | (d & 1)) << (d / 2 + 11) bytes: 28 is 64 MiB (xz -9,
+    // = MAX_BLOCK_BYTES), 29 is 96 MiB, 40 is 4 GiB - 1.
+    let (ok, _) = avro_manifest_with(b"xz", 10, &with_xz_dictionary(z.clone(), 28));
+    let (r, a) = measure(|| lakecore::paimon::manifest::build_from_manifest(&ok, settings));
+    assert!(!r.unwrap().is_empty());
+    // The 64 MiB window is not allocated for ten bytes of output.
+    assert!(a.largest <= 1 << 20, "{a:?}");
+    for dict in [29, 40] {
+        let data = with_xz_dictionary(z.clone(), dict);
+        let (bad, block_at) = avro_manifest_with(b"xz", 10, &data);
+        let (r, a) = measure(|| lakecore::paimon::manifest::build_from_manifest(&bad, settings));
+        assert_eq!(
+            r.unwrap_err(),
+            Error::new(
+                ErrorKind::InvalidValue,
+                block_at + 1 + long_len(data.len() as u64)
+            ),
+            "dictionary byte {dict}"
+        );
+        assert!(a.largest <= 1 << 20, "{a:?}");
+    }
+}
+
 #[test]
 fn build_from_manifest_stops_at_the_file_limit_of_decompressed_bytes() {
     use lakecore::paimon::manifest::{MAX_BLOCK_BYTES, MAX_DECODED_BYTES};

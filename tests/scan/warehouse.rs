@@ -69,7 +69,7 @@ fn read_avro(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn json(path: &Path) -> serde_json::Value {
+pub(super) fn json(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
 }
 
@@ -142,7 +142,7 @@ fn ref_live(dir: &Path, id: u64) -> BTreeMap<Key, RefEntry> {
 }
 
 /// Partition field values as text (INT and STRING keys; null as Paimon's default name).
-fn partition_values(bytes: &[u8], types: &[&str]) -> Vec<String> {
+pub(super) fn partition_values(bytes: &[u8], types: &[&str]) -> Vec<String> {
     let arity = i32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
     assert_eq!(arity, types.len());
     let row = &bytes[4..];
