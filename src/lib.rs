@@ -61,7 +61,7 @@ pub mod io;
 pub mod paimon;
 pub mod sidecar;
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Location, Result};
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -60,6 +60,7 @@ fn tail_too_short_asks_for_exact_bytes() {
                     Err(Error {
                         kind: ErrorKind::NeedsBytes { .. },
                         offset,
+                        ..
                     }) => {
                         assert!((offset as usize) < start);
                         start = offset as usize;
