@@ -8,7 +8,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lakecore::sidecar::{
-    BuildSettings, EntryCoverage, Layout, ManifestFacts, Query, RowRanges, Sidecar, SidecarBuilder,
+    BuildSettings, EntryCoverage, Layout, ManifestFacts, Query, RowRange, RowRanges, Sidecar,
+    SidecarBuilder,
 };
 use sha2::Digest;
 use std::hint::black_box;
@@ -132,7 +133,7 @@ fn select_rows(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         g.bench_function(BenchmarkId::new("point_range", layout.name()), |b| {
             b.iter(|| {
-                let mut r = [(target, target + 100)];
+                let mut r = [RowRange::new(target, target + 100)];
                 let q = Query::new().rows(RowRanges::normalize(&mut r));
                 s.select(black_box(&q)).filter(|x| x.is_ok()).count()
             })
@@ -143,19 +144,18 @@ fn select_rows(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     let s = Sidecar::validate(black_box(&bytes), facts).unwrap();
-                    let mut r = [(target, target + 100)];
+                    let mut r = [RowRange::new(target, target + 100)];
                     let q = Query::new().rows(RowRanges::normalize(&mut r));
                     s.select(&q).filter(|x| x.is_ok()).count()
                 })
             },
         );
         // Many ranges spread over the file: intervals are decoded inside most envelopes.
-        let mut spread: Vec<(u64, u64)> = (0..1000u64)
+        let mut spread: Vec<RowRange> = (0..1000u64)
             .map(|i| {
                 let blk = s.blocks().nth((i * 97) as usize % 100_000).unwrap();
                 let (lo, hi) = blk.row_id_envelope().unwrap();
-                let mid = lo + (hi - lo) / 2;
-                (mid, mid)
+                RowRange::single(lo + (hi - lo) / 2)
             })
             .collect();
         let spread = RowRanges::normalize(&mut spread).as_slice().to_vec();
@@ -178,7 +178,7 @@ fn dump_for_pypaimon(
     s: &Sidecar<'_>,
     target: u64,
 ) {
-    let mut r = [(target, target + 100)];
+    let mut r = [RowRange::new(target, target + 100)];
     let q = Query::new().rows(RowRanges::normalize(&mut r));
     let offsets: Vec<String> = s
         .select(&q)

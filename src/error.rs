@@ -150,7 +150,8 @@ pub enum Location {
     Entry,
     /// A row: a row position in a file, or a row ID.
     Row,
-    /// The 0-based index of a range in the caller's list of row ranges.
+    /// The 0-based index of a range in the caller's list of
+    /// [`RowRange`](crate::select::RowRange)s.
     Range,
     /// The 0-based index of a partial-update layer of a BLOB merge.
     Layer,

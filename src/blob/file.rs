@@ -1,9 +1,10 @@
 //! The validated view of a whole `.blob` file, its row iterator, selection and verify mode.
 
 use super::index::{self, Lengths, Rules};
-use super::{check_ranges, Payload, Row, RowRange, FOOTER_LEN, FORMAT_VERSION, RECORD_MAGIC};
+use super::{Payload, Row, FOOTER_LEN, FORMAT_VERSION, RECORD_MAGIC};
 use crate::codec::checksum::Crc32;
-use crate::error::{off, Error, ErrorKind, Result};
+use crate::error::{off, Error, ErrorKind, Location, Result};
+use crate::select::{RowRange, RowRanges};
 
 const FILE_RULES: Rules = Rules {
     min_real: super::RECORD_OVERHEAD as i64,
@@ -193,8 +194,9 @@ impl<'a> BlobFile<'a> {
     /// their positions. Skipped rows cost one index entry each; their payloads are never
     /// touched.
     ///
-    /// Errors (offset = position of the range in `ranges`): [`ErrorKind::InvalidValue`] for
-    /// `first > last`, [`ErrorKind::NotSorted`] for unsorted or overlapping ranges,
+    /// Errors name the range by its position in `ranges` ([`Location::Range`]): the checks of
+    /// [`RowRanges::try_new`] ([`ErrorKind::InvalidValue`] for `first > last`,
+    /// [`ErrorKind::NotSorted`] for unsorted or overlapping ranges), then
     /// [`ErrorKind::OutOfBounds`] for a range reaching past the last row.
     ///
     /// ```
@@ -207,9 +209,13 @@ impl<'a> BlobFile<'a> {
     /// # Ok::<(), lakecore::Error>(())
     /// ```
     pub fn select<'r>(&self, ranges: &'r [RowRange]) -> Result<Selection<'a, 'r>> {
-        check_ranges(ranges)?;
+        RowRanges::try_new(ranges)?;
         if let Some((i, _)) = ranges.iter().enumerate().find(|(_, r)| r.last >= self.rows) {
-            return Err(Error::new(ErrorKind::OutOfBounds, off(i)));
+            return Err(Error::at_item(
+                ErrorKind::OutOfBounds,
+                Location::Range,
+                off(i),
+            ));
         }
         Ok(Selection {
             cursor: RowCursor::new(self),

@@ -16,8 +16,9 @@
 //! cannot arise).
 
 use super::file::{row_at, RowCursor};
-use super::{check_ranges, BlobFile, Payload, Row, RowRange};
+use super::{BlobFile, Payload, Row};
 use crate::error::{off, Error, ErrorKind, Result};
+use crate::select::{RowRange, RowRanges};
 
 /// Layers a [`FallbackMerge::new`] merge can hold; use
 /// [`FallbackMerge::with_max_layers`] for more.
@@ -44,7 +45,8 @@ impl LayerFile<'_> {
 /// Which rows a merge yields.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MergeOptions<'f> {
-    /// Inclusive row-ID ranges, sorted and non-overlapping; `None` = every row. Ranges may
+    /// Inclusive row-ID ranges, sorted and non-overlapping (as [`RowRanges::try_new`]
+    /// checks; [`RowRanges::normalize`] makes any list so); `None` = every row. Ranges may
     /// reach outside the files' row IDs.
     pub ranges: Option<&'f [RowRange]>,
     /// Deleted row IDs, strictly ascending; they are skipped.
@@ -176,7 +178,8 @@ impl<'a> Layer<'a> {
 /// placeholder or gap everywhere becomes NULL with sequence number `-1`.
 ///
 /// Errors at construction: [`ErrorKind::InvalidValue`] / [`ErrorKind::NotSorted`] for bad
-/// ranges (offset = position in the slice) or unsorted deletions (same);
+/// ranges (at the range's position in the slice, [`Location::Range`](crate::Location::Range))
+/// or unsorted deletions (offset = position in the slice);
 /// [`ErrorKind::ArithmeticOverflow`] when `first_row_id + rows` overflows and
 /// [`ErrorKind::Duplicate`] when two files of one layer overlap (offset = the first_row_id
 /// concerned); [`ErrorKind::LimitExceeded`] (offset = the limit) for more than `N` layers.
@@ -281,7 +284,7 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         options: MergeOptions<'f>,
     ) -> Result<Self> {
         if let Some(ranges) = options.ranges {
-            check_ranges(ranges)?;
+            RowRanges::try_new(ranges)?;
         }
         for (i, pair) in options.deleted.windows(2).enumerate() {
             if let [a, b] = pair {

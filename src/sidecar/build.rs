@@ -88,7 +88,8 @@ impl SidecarBuilder {
     ///
     /// ```
     /// use lakecore::sidecar::{
-    ///     BuildSettings, EntryCoverage, ManifestFacts, Query, RowRanges, Sidecar, SidecarBuilder,
+    ///     BuildSettings, EntryCoverage, ManifestFacts, Query, RowRange, RowRanges, Sidecar,
+    ///     SidecarBuilder,
     /// };
     /// let mut header = b"Obj\x01".to_vec();
     /// header.resize(21, 0); // the manifest's Avro header
@@ -110,7 +111,7 @@ impl SidecarBuilder {
     /// }
     /// let bytes = b.finish(221)?;
     /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 221, entries: 4 })?;
-    /// let mut rows = [(105, 105)];
+    /// let mut rows = [RowRange::single(105)];
     /// let query = Query::new().rows(RowRanges::normalize(&mut rows));
     /// let picked: Vec<u32> = sidecar.select(&query).map(|b| b.map(|b| b.id)).collect::<Result<_, _>>()?;
     /// assert_eq!(picked, [1]);

@@ -22,13 +22,13 @@
 //! This file holds [`Sidecar`] and its accessors.
 //!
 //! ```
-//! use lakecore::sidecar::{Layout, ManifestFacts, Query, RowRanges, Sidecar};
+//! use lakecore::sidecar::{Layout, ManifestFacts, Query, RowRange, RowRanges, Sidecar};
 //! # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
 //! # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
 //! #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
 //! let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
 //! assert_eq!(sidecar.layout(), Layout::Compact);
-//! let mut rows = [(20, 20)];
+//! let mut rows = [RowRange::single(20)];
 //! let query = Query::new().rows(RowRanges::normalize(&mut rows));
 //! let firsts: Vec<u64> = sidecar
 //!     .select(&query)
@@ -58,7 +58,9 @@ pub use layout::{
     Layout, AVRO_MAGIC, COMPACT_MIN_LEN, COMPACT_TRAILER_LEN, ENCODING_UNAVAILABLE, ENCODING_V1,
     FIXED_TRAILER_LEN, FORMAT_VERSION, MAGIC, MIN_AVRO_HEADER_LEN, MIN_PARTITION_LEN,
 };
-pub use select::{PartitionMask, Query, RowRanges, SelectedBlock, Selection};
+pub use select::{PartitionMask, Query, SelectedBlock, Selection};
+// The crate's shared row ranges, for `Query::rows` (also at their old path here).
+pub use crate::select::{RowRange, RowRanges};
 
 use crate::error::{off, Error, ErrorKind, Result};
 use block::BlockWalker;

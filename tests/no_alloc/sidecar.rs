@@ -2,7 +2,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-use lakecore::sidecar::{BinaryRow, ManifestFacts, Query, RowRanges, Sidecar};
+use lakecore::sidecar::{BinaryRow, ManifestFacts, Query, RowRange, RowRanges, Sidecar};
 use lakecore_testkit::counting;
 use lakecore_testkit::data::{data, golden};
 
@@ -40,7 +40,11 @@ fn scan(bytes: &[u8], facts: ManifestFacts) -> u64 {
                 == 0
         })
         .unwrap();
-    let mut ranges = [(20u64, 20u64), (2800, 2900), (0, 5)];
+    let mut ranges = [
+        RowRange::single(20),
+        RowRange::new(2800, 2900),
+        RowRange::new(0, 5),
+    ];
     let even = |b: i32, _: i32| b % 2 == 0;
     let q = Query::new()
         .rows(RowRanges::normalize(&mut ranges))

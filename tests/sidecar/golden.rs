@@ -3,7 +3,7 @@
 #![cfg(feature = "std")]
 
 use lakecore::sidecar::{
-    BinaryRow, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
+    BinaryRow, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
 };
 use lakecore::ErrorKind;
 use lakecore_testkit::sidecar::*;
@@ -105,8 +105,9 @@ fn golden_views_expose_header_dictionary_blocks_and_coverage() {
     }
 }
 
-fn select_rows(s: &Sidecar<'_>, ranges: &mut [(u64, u64)]) -> Vec<u64> {
-    let q = Query::new().rows(RowRanges::normalize(ranges));
+fn select_rows(s: &Sidecar<'_>, ranges: &[(u64, u64)]) -> Vec<u64> {
+    let mut ranges: Vec<RowRange> = ranges.iter().map(|&(a, b)| RowRange::new(a, b)).collect();
+    let q = Query::new().rows(RowRanges::normalize(&mut ranges));
     s.select(&q).map(|b| b.unwrap().first_record).collect()
 }
 
@@ -138,21 +139,21 @@ fn golden_row_queries_hit_and_miss() {
         let s = Sidecar::validate(&bytes, FACTS).unwrap();
         for r in hits {
             assert!(
-                !select_rows(&s, &mut [(r, r)]).is_empty(),
+                !select_rows(&s, &[(r, r)]).is_empty(),
                 "{name}: row {r} must hit"
             );
         }
         for r in misses {
             assert!(
-                select_rows(&s, &mut [(r, r)]).is_empty(),
+                select_rows(&s, &[(r, r)]).is_empty(),
                 "{name}: row {r} must miss"
             );
         }
-        assert_eq!(select_rows(&s, &mut [(20, 20)]), [0, 5]);
-        assert!(select_rows(&s, &mut [(16, 16)]).is_empty());
-        assert!(select_rows(&s, &mut [(25, 40), (10, 19)]).is_empty());
+        assert_eq!(select_rows(&s, &[(20, 20)]), [0, 5]);
+        assert!(select_rows(&s, &[(16, 16)]).is_empty());
+        assert!(select_rows(&s, &[(25, 40), (10, 19)]).is_empty());
         assert!(
-            select_rows(&s, &mut []).is_empty(),
+            select_rows(&s, &[]).is_empty(),
             "empty list rejects covered blocks"
         );
         let all: Vec<u64> = s
@@ -168,8 +169,8 @@ fn golden_row_queries_hit_and_miss() {
     ] {
         let bytes = golden(name);
         let s = Sidecar::validate(&bytes, FACTS).unwrap();
-        assert_eq!(select_rows(&s, &mut [(16, 16)]), [0, 3, 5]);
-        assert_eq!(select_rows(&s, &mut []), [0, 3, 5]);
+        assert_eq!(select_rows(&s, &[(16, 16)]), [0, 3, 5]);
+        assert_eq!(select_rows(&s, &[]), [0, 3, 5]);
     }
 }
 
@@ -201,7 +202,7 @@ fn golden_partition_and_bucket_queries() {
             .collect();
         assert_eq!(got, if cov { vec![0, 3] } else { vec![0, 3, 5] });
         let bucket3 = |b: i32, _: i32| b == 3;
-        let mut rows = [(0u64, 9u64)];
+        let mut rows = [RowRange::new(0, 9)];
         let q = Query::new()
             .rows(RowRanges::normalize(&mut rows))
             .buckets(&bucket3);

@@ -2,7 +2,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-use lakecore::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges, Sidecar};
+use lakecore::sidecar::{ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar};
 use lakecore::{Error, ErrorKind};
 use lakecore_testkit::data::{data, golden};
 use lakecore_testkit::sidecar::*;
@@ -185,14 +185,14 @@ fn malformed_delta_streams_fail_lazily_during_selection() {
     // Row interior endpoint start1 = end0: not strictly increasing.
     let bad = with(compact(), 151, 0);
     let s = Sidecar::validate(&bad, FACTS).unwrap();
-    let mut r = [(21u64, 21u64)];
+    let mut r = [RowRange::single(21)];
     let q = Query::new().rows(RowRanges::normalize(&mut r));
     assert_eq!(
         s.select(&q).next().unwrap(),
         Err(Error::new(ErrorKind::NotSorted, 151))
     );
     // A query outside the envelope never touches the stream.
-    let mut r = [(1000u64, 1000u64)];
+    let mut r = [RowRange::single(1000)];
     let q = Query::new().rows(RowRanges::normalize(&mut r));
     let got: Vec<_> = s.select(&q).map(|b| b.unwrap().id).collect();
     assert_eq!(got, [1, 2].map(|i| i as u32)[..0]);
@@ -212,7 +212,7 @@ fn unknown_encodings_are_skipped_per_dimension() {
     assert_eq!(b0.encodings(), [1, 7, 1]);
     assert!(b0.row_ids().is_none());
     assert!(b0.partition_ids().is_some() && b0.buckets().is_some());
-    let mut r = [(16u64, 16u64)];
+    let mut r = [RowRange::single(16)];
     let q = Query::new().rows(RowRanges::normalize(&mut r));
     let got: Vec<u32> = s.select(&q).map(|b| b.unwrap().id).collect();
     assert_eq!(

@@ -6,7 +6,8 @@
 use lakecore::codec::avro::Container;
 use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
-    BinaryRow, BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
+    BinaryRow, BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges,
+    Sidecar,
 };
 use lakecore_testkit::{data::data, hex::hex};
 use serde_json::Value;
@@ -191,11 +192,11 @@ fn check_selections(c: &Case, s: &Sidecar<'_>) -> usize {
     let o = &c.oracle;
     let mut n = 0;
     for sel in o["selections"].as_array().unwrap() {
-        let mut ranges: Vec<(u64, u64)> = sel["row_ranges"]
+        let mut ranges: Vec<RowRange> = sel["row_ranges"]
             .as_array()
             .map(|a| {
                 a.iter()
-                    .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
+                    .map(|p| RowRange::new(p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
                     .collect()
             })
             .unwrap_or_default();

@@ -4,7 +4,7 @@
 use crate::util::{hex, parse_range, read, split_list, CliResult, Failure};
 use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
-    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
+    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
 };
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -258,7 +258,7 @@ fn select(
     let mut ranges = rows
         .map(|r| {
             split_list(r)
-                .map(parse_range)
+                .map(|t| parse_range(t).map(|(first, last)| RowRange::new(first, last)))
                 .collect::<Result<Vec<_>, _>>()
         })
         .transpose()?;

@@ -5,7 +5,7 @@ use crate::util::{CliResult, Failure};
 use lakecore::codec::avro::Container;
 use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
-    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
+    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
 };
 use std::time::Instant;
 
@@ -118,7 +118,7 @@ pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> Cl
             validate_us
         );
         let probe = (next_row / 3) as u64;
-        let mut ranges = [(probe, probe)];
+        let mut ranges = [RowRange::single(probe)];
         let mask = s.partition_mask_vec(|t| {
             lakecore::sidecar::BinaryRow::from_partition(t, 0)
                 .and_then(|row| row.get_str(0))
