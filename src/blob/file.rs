@@ -208,7 +208,7 @@ impl<'a> BlobFile<'a> {
     /// assert!(file.select(&[RowRange::new(1, 3)]).is_err());
     /// # Ok::<(), lakecore::Error>(())
     /// ```
-    pub fn select<'r>(&self, ranges: &'r [RowRange]) -> Result<Selection<'a, 'r>> {
+    pub fn select<'r>(&self, ranges: &'r [RowRange]) -> Result<RowSelection<'a, 'r>> {
         RowRanges::try_new(ranges)?;
         if let Some((i, _)) = ranges.iter().enumerate().find(|(_, r)| r.last >= self.rows) {
             return Err(Error::at_item(
@@ -217,7 +217,7 @@ impl<'a> BlobFile<'a> {
                 off(i),
             ));
         }
-        Ok(Selection {
+        Ok(RowSelection {
             cursor: RowCursor::new(self),
             ranges,
         })
@@ -512,12 +512,12 @@ impl core::iter::FusedIterator for Rows<'_> {}
 
 /// The selected rows of a [`BlobFile`] with their positions; see [`BlobFile::select`].
 #[derive(Clone, Debug)]
-pub struct Selection<'a, 'r> {
+pub struct RowSelection<'a, 'r> {
     cursor: RowCursor<'a>,
     ranges: &'r [RowRange],
 }
 
-impl<'a> Iterator for Selection<'a, '_> {
+impl<'a> Iterator for RowSelection<'a, '_> {
     type Item = (u64, Row<'a>);
 
     #[inline]
@@ -546,4 +546,4 @@ impl<'a> Iterator for Selection<'a, '_> {
     }
 }
 
-impl core::iter::FusedIterator for Selection<'_, '_> {}
+impl core::iter::FusedIterator for RowSelection<'_, '_> {}

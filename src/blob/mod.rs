@@ -8,7 +8,7 @@
 //!
 //! This module owns the format's layout and rules. It borrows the bytes it is given and never
 //! copies payloads: [`BlobFile`] validates once, in place, without allocating; [`Rows`],
-//! [`Selection`] and [`FallbackMerge`] hand out sub-slices ([`Payload`]) of the input. Only
+//! [`RowSelection`] and [`FallbackMerge`] hand out sub-slices ([`Payload`]) of the input. Only
 //! the writer ([`BlobWriter`]), the offsets table ([`OffsetsTable`]) and the nested-payload
 //! encoders need the `alloc` feature. It does no I/O.
 //!
@@ -40,7 +40,7 @@ mod writer;
 
 pub use descriptor::{BlobDescriptor, DESCRIPTOR_MAGIC};
 pub use file::{
-    BlobFile, BlobOptions, CrcCoverage, Expected, FileFacts, Rows, Selection, VerifyReport,
+    BlobFile, BlobOptions, CrcCoverage, Expected, FileFacts, RowSelection, Rows, VerifyReport,
 };
 pub use merge::{
     FallbackMerge, LayerFile, MergeOptions, MergedBatch, MergedRow, DEFAULT_MAX_LAYERS,

@@ -58,7 +58,7 @@ pub use layout::{
     Layout, AVRO_MAGIC, COMPACT_MIN_LEN, COMPACT_TRAILER_LEN, ENCODING_UNAVAILABLE, ENCODING_V1,
     FIXED_TRAILER_LEN, FORMAT_VERSION, MAGIC, MIN_AVRO_HEADER_LEN, MIN_PARTITION_LEN,
 };
-pub use select::{PartitionMask, Query, SelectedBlock, Selection};
+pub use select::{BlockSelection, PartitionMask, Query, SelectedBlock};
 // The crate's shared row ranges, for `Query::rows` (also at their old path here).
 pub use crate::select::{RowRange, RowRanges};
 
@@ -293,8 +293,8 @@ impl<'a> Sidecar<'a> {
     }
 
     /// The blocks a scan with `query` must read, in file order (see [`Query`]).
-    pub fn select<'q>(&self, query: &'q Query<'q>) -> Selection<'a, 'q> {
-        Selection::new(self.blocks(), query)
+    pub fn select<'q>(&self, query: &'q Query<'q>) -> BlockSelection<'a, 'q> {
+        BlockSelection::new(self.blocks(), query)
     }
 
     /// Evaluates `predicate` once per dictionary tuple into `scratch` (at least

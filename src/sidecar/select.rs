@@ -1,6 +1,6 @@
-//! Block selection: a [`Query`] of up to three filters and the allocation-free [`Selection`]
-//! iterator that applies it block by block in the spec's order (row ID, partition, bucket).
-//! Row ranges are the crate's shared [`RowRanges`].
+//! Block selection: a [`Query`] of up to three filters and the allocation-free
+//! [`BlockSelection`] iterator that applies it block by block in the spec's order (row ID,
+//! partition, bucket). Row ranges are the crate's shared [`RowRanges`].
 
 use super::{Block, Blocks};
 use crate::error::Result;
@@ -178,15 +178,15 @@ impl SelectedBlock {
 /// The selected blocks in file order; yields an error (then stops) when a malformed delta
 /// stream is met. See [`super::Sidecar::select`].
 #[derive(Clone, Debug)]
-pub struct Selection<'a, 'q> {
+pub struct BlockSelection<'a, 'q> {
     blocks: Blocks<'a>,
     query: &'q Query<'q>,
     failed: bool,
 }
 
-impl<'a, 'q> Selection<'a, 'q> {
+impl<'a, 'q> BlockSelection<'a, 'q> {
     pub(super) fn new(blocks: Blocks<'a>, query: &'q Query<'q>) -> Self {
-        Selection {
+        BlockSelection {
             blocks,
             query,
             failed: false,
@@ -194,7 +194,7 @@ impl<'a, 'q> Selection<'a, 'q> {
     }
 }
 
-impl Iterator for Selection<'_, '_> {
+impl Iterator for BlockSelection<'_, '_> {
     type Item = Result<SelectedBlock>;
 
     fn next(&mut self) -> Option<Result<SelectedBlock>> {
@@ -223,4 +223,4 @@ impl Iterator for Selection<'_, '_> {
     }
 }
 
-impl core::iter::FusedIterator for Selection<'_, '_> {}
+impl core::iter::FusedIterator for BlockSelection<'_, '_> {}
