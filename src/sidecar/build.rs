@@ -6,7 +6,7 @@ use super::layout::MAX_LONG;
 use super::{Layout, ManifestFacts, Sidecar, MAGIC};
 use crate::codec::checksum;
 use crate::codec::varint::{push_deltas, push_u64, push_zigzag_deltas};
-use crate::error::{off, Error, ErrorKind, Result};
+use crate::error::{off, Error, ErrorKind, Location, Result};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
@@ -134,7 +134,8 @@ impl SidecarBuilder {
         self.settings
     }
 
-    /// Starts the block at manifest `offset` of `length` bytes.
+    /// Starts the block at manifest `offset` of `length` bytes; [`ErrorKind::InvalidValue`]
+    /// at byte `offset` (of the manifest) while another block is open.
     pub fn begin_block(&mut self, offset: u64, length: u64) -> Result<()> {
         if self.current.is_some() {
             return Err(Error::new(ErrorKind::InvalidValue, offset));
@@ -150,21 +151,25 @@ impl SidecarBuilder {
         Ok(())
     }
 
-    /// Adds one entry (ADD or DELETE) to the current block.
+    /// Adds one entry (ADD or DELETE) to the current block. Errors name the entry by its
+    /// ordinal in the manifest ([`Location::Entry`]): [`ErrorKind::InvalidValue`] when no
+    /// block is open, the partition tuple's framing error, [`ErrorKind::LimitExceeded`] when
+    /// the dictionary is full.
     pub fn add(&mut self, entry: EntryCoverage<'_>) -> Result<()> {
+        let ordinal = self.entries;
+        let at_entry = |kind| Error::at_item(kind, Location::Entry, ordinal);
         let block = self
             .current
             .as_mut()
-            .ok_or(Error::new(ErrorKind::InvalidValue, self.entries))?;
-        let ordinal = self.entries;
+            .ok_or(at_entry(ErrorKind::InvalidValue))?;
         match entry.partition {
             // Like Apache Paimon's builder: once a block's partition coverage is unavailable,
             // its later tuples are not added to the dictionary.
             Some(_) if block.partitions.is_none() => {}
             Some(tuple) => {
-                check_partition_tuple(tuple, 0).map_err(|e| Error::new(e.kind, ordinal))?;
+                check_partition_tuple(tuple, 0).map_err(|e| at_entry(e.kind))?;
                 let next = u32::try_from(self.dictionary.len())
-                    .map_err(|_| Error::new(ErrorKind::LimitExceeded, ordinal))?;
+                    .map_err(|_| at_entry(ErrorKind::LimitExceeded))?;
                 let id = *self.ids.entry(tuple.to_vec()).or_insert_with(|| {
                     self.dictionary.push(tuple.to_vec());
                     next
@@ -200,12 +205,15 @@ impl SidecarBuilder {
         Ok(())
     }
 
-    /// Ends the current block (it must have at least one entry).
+    /// Ends the current block (it must have at least one entry): [`ErrorKind::InvalidValue`]
+    /// at the next entry's ordinal when no block is open, [`ErrorKind::InvalidLength`] at the
+    /// empty block's manifest offset (a byte).
     pub fn end_block(&mut self) -> Result<()> {
-        let block = self
-            .current
-            .take()
-            .ok_or(Error::new(ErrorKind::InvalidValue, self.entries))?;
+        let block = self.current.take().ok_or(Error::at_item(
+            ErrorKind::InvalidValue,
+            Location::Entry,
+            self.entries,
+        ))?;
         if block.records == 0 {
             return Err(Error::new(ErrorKind::InvalidLength, block.offset));
         }
@@ -214,21 +222,33 @@ impl SidecarBuilder {
     }
 
     /// Serialises like [`finish`](Self::finish), also checking the caller's entry count
-    /// (`numAddedFiles + numDeletedFiles`) against the entries added
-    /// ([`ErrorKind::Mismatch`] otherwise).
+    /// (`numAddedFiles + numDeletedFiles`) against the entries added:
+    /// [`ErrorKind::Mismatch`] otherwise, at the first entry ordinal the two disagree on
+    /// (the smaller count).
     pub fn serialize(self, manifest_length: u64, entry_count: u64) -> Result<Vec<u8>> {
         if entry_count != self.entries {
-            return Err(Error::new(ErrorKind::Mismatch, entry_count));
+            let first_disputed = entry_count.min(self.entries);
+            return Err(Error::at_item(
+                ErrorKind::Mismatch,
+                Location::Entry,
+                first_disputed,
+            ));
         }
         self.finish(manifest_length)
     }
 
     /// Serialises the sidecar of a manifest of `manifest_length` bytes. The result is
     /// validated before it is returned. (Whether to build one at all, Paimon's write switch,
-    /// is the caller's decision.)
+    /// is the caller's decision.) A block still open is [`ErrorKind::InvalidValue`] at the
+    /// next entry's ordinal; a count or value too large for the layout is refused
+    /// ([`ErrorKind::LimitExceeded`], [`ErrorKind::OutOfBounds`]).
     pub fn finish(self, manifest_length: u64) -> Result<Vec<u8>> {
         if self.current.is_some() {
-            return Err(Error::new(ErrorKind::InvalidValue, self.entries));
+            return Err(Error::at_item(
+                ErrorKind::InvalidValue,
+                Location::Entry,
+                self.entries,
+            ));
         }
         let mut w = Writer {
             out: Vec::new(),
@@ -376,7 +396,7 @@ impl Writer {
 
     fn rows_payload(&self, out: &mut Vec<u8>, merged: &[(u64, u64)]) -> Result<()> {
         let (Some(&(min, _)), Some(&(_, max))) = (merged.first(), merged.last()) else {
-            return Err(Error::new(ErrorKind::InvalidLength, 0));
+            return Err(Error::at_item(ErrorKind::InvalidLength, Location::Whole, 0));
         };
         let mut interior = Vec::with_capacity(merged.len().saturating_sub(1) * 2);
         for pair in merged.windows(2) {

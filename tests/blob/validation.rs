@@ -496,7 +496,7 @@ fn nested_map_checks() {
             &mut dup
         )
         .unwrap_err(),
-        Error::new(ErrorKind::Duplicate, 2)
+        Error::at_item(ErrorKind::Duplicate, Location::Entry, 2)
     );
 }
 
@@ -519,7 +519,7 @@ fn nested_map_duplicates_in_large_maps() {
     entries[150].0 = Some(&keys[20]);
     assert_eq!(
         encode_map(entries, &mut Vec::new()).unwrap_err(),
-        Error::new(ErrorKind::Duplicate, 150)
+        Error::at_item(ErrorKind::Duplicate, Location::Entry, 150)
     );
 }
 

@@ -794,3 +794,32 @@ fn mutated_footers_never_panic() {
         let _ = ModularFooter::new(&file[cut..], cut as u64);
     }
 }
+
+#[test]
+fn writer_errors_name_no_byte() {
+    use lakecore::error::Location;
+    // Chunks that do not match the column and row-group counts: the input as a whole.
+    let mut input = FooterInput::flat(&["id"], &[2], &[10]);
+    input.chunks.clear();
+    let e = input.write(&mut b"PAR1".to_vec()).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::Mismatch, Location::Whole, 0)
+    );
+    assert_eq!(e.to_string(), "mismatch");
+    // A dense page with a value missing: the first missing value.
+    let values = [Some(4), Some(5), None, None];
+    let e = encode_page(
+        Module::Placement,
+        A::DataPageOffset,
+        &Values::Ints(&values),
+        None,
+        true,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::Mismatch, Location::Entry, 2)
+    );
+    assert_eq!(e.to_string(), "mismatch at entry 2");
+}

@@ -5,7 +5,7 @@
 use lakecore::sidecar::{
     BinaryRow, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
 };
-use lakecore::ErrorKind;
+use lakecore::{ErrorKind, Location};
 use lakecore_testkit::sidecar::*;
 use lakecore_testkit::{data::golden, hex::hex};
 
@@ -335,9 +335,53 @@ fn serialize_checks_the_entry_count() {
         make().serialize(457, 8).unwrap_err().kind,
         ErrorKind::Mismatch
     );
+    // The error names the first entry the counts disagree on, not a byte.
+    let e = make().serialize(457, 8).unwrap_err();
+    assert_eq!((e.at, e.offset), (Location::Entry, 7));
+    assert_eq!(e.to_string(), "mismatch at entry 7");
+    let e = make().serialize(457, 5).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::Mismatch, Location::Entry, 5)
+    );
     // A manifest length that the blocks do not tile is refused too.
     assert_eq!(
         make().serialize(458, 7).unwrap_err().kind,
         ErrorKind::Mismatch
     );
+}
+
+#[test]
+fn builder_errors_name_the_entry_not_a_byte() {
+    use lakecore::sidecar::{EntryCoverage, SidecarBuilder};
+    let entry = |partition: &'static [u8]| EntryCoverage {
+        partition: Some(partition),
+        bucket: Some(0),
+        total_buckets: Some(1),
+        first_row_id: Some(0),
+        row_count: 1,
+    };
+    const UNPARTITIONED: &[u8] = &[0; 12];
+    let mut b = SidecarBuilder::new(settings(Layout::Compact, true, true), &golden_header());
+    // No block open yet: entry 0 has nowhere to go.
+    let e = b.add(entry(UNPARTITIONED)).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::InvalidValue, Location::Entry, 0)
+    );
+    assert_eq!(e.to_string(), "invalid value at entry 0");
+    b.begin_block(21, 100).unwrap();
+    b.add(entry(UNPARTITIONED)).unwrap();
+    b.add(entry(UNPARTITIONED)).unwrap();
+    // A partition tuple shorter than its arity and null bits: entry 2, whatever the bytes.
+    let e = b.add(entry(&[0, 0, 0, 1])).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::InvalidLength, Location::Entry, 2)
+    );
+    assert_eq!(e.to_string(), "invalid length at entry 2");
+    // Finishing with the block still open: the next entry would be 2.
+    let e = b.finish(121).unwrap_err();
+    assert_eq!((e.at, e.offset), (Location::Entry, 2));
+    assert_eq!(e.to_string(), "invalid value at entry 2");
 }
