@@ -9,7 +9,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lakecore::sidecar::{
     BuildSettings, EntryCoverage, Layout, ManifestFacts, Query, RowRange, RowRanges, Sidecar,
-    SidecarBuilder,
+    SidecarBuilder, SidecarOptions,
 };
 use sha2::Digest;
 use std::hint::black_box;
@@ -87,7 +87,7 @@ fn open_validate(c: &mut Criterion) {
             &bytes,
             |b, bytes| {
                 b.iter(|| {
-                    Sidecar::validate(black_box(bytes), facts)
+                    Sidecar::parse_with(black_box(bytes), &SidecarOptions { facts: Some(facts) })
                         .unwrap()
                         .block_count()
                 })
@@ -124,7 +124,7 @@ fn select_rows(c: &mut Criterion) {
     let mut g = c.benchmark_group("sidecar_select_rows_100k_blocks");
     for layout in [Layout::Fixed, Layout::Compact] {
         let (bytes, facts) = generate(layout, 100_000);
-        let s = Sidecar::validate(&bytes, facts).unwrap();
+        let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
         // A row range inside block 60 000: every other block is rejected by its envelope.
         let target = s.blocks().nth(60_000).unwrap().row_id_envelope().unwrap().0 + 10;
         if let (Layout::Compact, Some(dir)) = (layout, std::env::var_os("LAKECORE_DUMP_SIDECAR")) {
@@ -143,7 +143,11 @@ fn select_rows(c: &mut Criterion) {
             BenchmarkId::new("validate_then_point_range", layout.name()),
             |b| {
                 b.iter(|| {
-                    let s = Sidecar::validate(black_box(&bytes), facts).unwrap();
+                    let s = Sidecar::parse_with(
+                        black_box(&bytes),
+                        &SidecarOptions { facts: Some(facts) },
+                    )
+                    .unwrap();
                     let mut r = [RowRange::new(target, target + 100)];
                     let q = Query::new().rows(RowRanges::normalize(&mut r));
                     s.select(&q).filter(|x| x.is_ok()).count()

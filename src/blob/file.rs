@@ -38,14 +38,14 @@ pub struct BlobOptions {
 /// CRC). Nothing allocates.
 ///
 /// ```
-/// use lakecore::blob::{BlobFile, Expected};
+/// use lakecore::blob::{BlobFile, BlobOptions, FileFacts};
 /// use lakecore::ErrorKind;
 /// // Golden vector D3: three placeholder rows.
 /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01];
 /// let file = BlobFile::parse(&bytes)?;
 /// assert_eq!((file.rows(), file.placeholders()), (3, 3));
-/// let expect = Expected { row_count: Some(4), file_size: None };
-/// let e = BlobFile::with_expected(&bytes, expect).unwrap_err();
+/// let expected = FileFacts { row_count: Some(4), file_size: None };
+/// let e = BlobFile::parse_with(&bytes, &BlobOptions { expected }).unwrap_err();
 /// assert_eq!((e.kind, e.offset), (ErrorKind::Mismatch, 0));
 /// # Ok::<(), lakecore::Error>(())
 /// ```
@@ -60,8 +60,9 @@ pub struct BlobFile<'a> {
 }
 
 impl<'a> BlobFile<'a> {
-    /// Opens `bytes` as a whole `.blob` file: the checks of [`new`](Self::new). Records are
-    /// not read; [`verify`](Self::verify) is the CRC pass.
+    /// Opens `bytes` as a whole `.blob` file: the checks of [`parse_with`](Self::parse_with)
+    /// with nothing known about the file. Records are not read; [`verify`](Self::verify) is
+    /// the CRC pass.
     ///
     /// ```
     /// use lakecore::blob::BlobFile;
@@ -71,10 +72,21 @@ impl<'a> BlobFile<'a> {
     /// # Ok::<(), lakecore::Error>(())
     /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
-        Self::with_expected(bytes, FileFacts::default())
+        Self::parse_with(bytes, &BlobOptions::default())
     }
 
-    /// Opens `bytes` with `options`: the checks of [`with_expected`](Self::with_expected).
+    /// Opens `bytes` as a whole `.blob` file and checks what `options` says is known about it.
+    ///
+    /// Errors (offsets are file offsets): [`ErrorKind::Mismatch`] at the file size (checked
+    /// first) or at the index start (row count) when the file is not what
+    /// `options.expected` says; [`ErrorKind::Truncated`] at the file size when it is shorter
+    /// than the 5-byte footer; [`ErrorKind::UnsupportedVersion`] at the last byte;
+    /// [`ErrorKind::InvalidLength`] at the footer when `index_len` is negative or larger than
+    /// the bytes before the footer; varint errors inside the index;
+    /// [`ErrorKind::ArithmeticOverflow`] when a delta overflows; [`ErrorKind::InvalidValue`]
+    /// at an entry that is not `-1`, `-2` or `>= 16`; [`ErrorKind::OutOfBounds`] at the entry
+    /// whose record runs past the data region; [`ErrorKind::TrailingBytes`] at the end of the
+    /// last record when records do not reach the index.
     ///
     /// ```
     /// use lakecore::blob::{BlobFile, BlobOptions, FileFacts};
@@ -85,27 +97,7 @@ impl<'a> BlobFile<'a> {
     /// assert_eq!((e.kind, e.offset), (ErrorKind::Mismatch, 0));
     /// ```
     pub fn parse_with(bytes: &'a [u8], options: &BlobOptions) -> Result<Self> {
-        Self::with_expected(bytes, options.expected)
-    }
-
-    /// Validates `bytes` as a whole `.blob` file.
-    ///
-    /// Errors (offsets are file offsets): [`ErrorKind::Truncated`] at the file size when it is
-    /// shorter than the 5-byte footer; [`ErrorKind::UnsupportedVersion`] at the last byte;
-    /// [`ErrorKind::InvalidLength`] at the footer when `index_len` is negative or larger than
-    /// the bytes before the footer; varint errors inside the index;
-    /// [`ErrorKind::ArithmeticOverflow`] when a delta overflows; [`ErrorKind::InvalidValue`]
-    /// at an entry that is not `-1`, `-2` or `>= 16`; [`ErrorKind::OutOfBounds`] at the entry
-    /// whose record runs past the data region; [`ErrorKind::TrailingBytes`] at the end of the
-    /// last record when records do not reach the index.
-    pub fn new(bytes: &'a [u8]) -> Result<Self> {
-        Self::with_expected(bytes, FileFacts::default())
-    }
-
-    /// Validates like [`new`](Self::new) and checks what the caller knows:
-    /// [`ErrorKind::Mismatch`] at the file size (checked first) or at the index start (row
-    /// count).
-    pub fn with_expected(bytes: &'a [u8], expected: FileFacts) -> Result<Self> {
+        let expected = options.expected;
         let size = bytes.len();
         if expected.file_size.is_some_and(|s| s != off(size)) {
             return Err(Error::new(ErrorKind::Mismatch, off(size)));

@@ -3,7 +3,7 @@
 
 use super::dictionary::check_partition_tuple;
 use super::layout::MAX_LONG;
-use super::{Layout, ManifestFacts, Sidecar, MAGIC};
+use super::{Layout, ManifestFacts, Sidecar, SidecarOptions, MAGIC};
 use crate::codec::checksum;
 use crate::codec::varint::{push_deltas, push_u64, push_zigzag_deltas};
 use crate::error::{off, Error, ErrorKind, Location, Result};
@@ -59,7 +59,10 @@ struct BlockAcc {
 /// Builds a sidecar block by block.
 ///
 /// ```
-/// use lakecore::sidecar::{BuildSettings, EntryCoverage, Layout, ManifestFacts, Sidecar, SidecarBuilder};
+/// use lakecore::sidecar::{
+///     BuildSettings, EntryCoverage, Layout, ManifestFacts, Sidecar, SidecarBuilder,
+///     SidecarOptions,
+/// };
 /// let header = b"Obj\x01\x00................................";
 /// let part = [0u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 /// let mut b = SidecarBuilder::new(BuildSettings::default(), header);
@@ -68,7 +71,8 @@ struct BlockAcc {
 ///                       first_row_id: Some(0), row_count: 10 })?;
 /// b.end_block()?;
 /// let bytes = b.finish(header.len() as u64 + 100)?;
-/// let s = Sidecar::validate(&bytes, ManifestFacts { length: 137, entries: 1 })?;
+/// let facts = ManifestFacts { length: 137, entries: 1 };
+/// let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) })?;
 /// assert_eq!(s.layout(), Layout::Fixed);
 /// # Ok::<(), lakecore::Error>(())
 /// ```
@@ -89,7 +93,7 @@ impl SidecarBuilder {
     /// ```
     /// use lakecore::sidecar::{
     ///     BuildSettings, EntryCoverage, ManifestFacts, Query, RowRange, RowRanges, Sidecar,
-    ///     SidecarBuilder,
+    ///     SidecarBuilder, SidecarOptions,
     /// };
     /// let mut header = b"Obj\x01".to_vec();
     /// header.resize(21, 0); // the manifest's Avro header
@@ -110,7 +114,8 @@ impl SidecarBuilder {
     ///     b.end_block()?;
     /// }
     /// let bytes = b.finish(221)?;
-    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 221, entries: 4 })?;
+    /// let facts = ManifestFacts { length: 221, entries: 4 };
+    /// let sidecar = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) })?;
     /// let mut rows = [RowRange::single(105)];
     /// let query = Query::new().rows(RowRanges::normalize(&mut rows));
     /// let picked: Vec<u32> = sidecar.select(&query).map(|b| b.map(|b| b.id)).collect::<Result<_, _>>()?;
@@ -326,13 +331,11 @@ impl SidecarBuilder {
                 w.out.extend_from_slice(&sum.to_be_bytes());
             }
         }
-        Sidecar::validate(
-            &w.out,
-            ManifestFacts {
-                length: manifest_length,
-                entries: self.entries,
-            },
-        )?;
+        let facts = ManifestFacts {
+            length: manifest_length,
+            entries: self.entries,
+        };
+        Sidecar::parse_with(&w.out, &SidecarOptions { facts: Some(facts) })?;
         Ok(w.out)
     }
 }

@@ -157,26 +157,30 @@ fn rule4_lengths_tile_the_data_region() {
 
 #[test]
 fn rule5_expected_row_count_and_size() {
-    use lakecore::blob::Expected;
+    use lakecore::blob::{BlobOptions, Expected};
     let ok = Expected {
         row_count: Some(3),
         file_size: Some(30),
     };
-    assert!(BlobFile::with_expected(&G2, ok).is_ok());
-    let e = BlobFile::with_expected(
+    assert!(BlobFile::parse_with(&G2, &BlobOptions { expected: ok }).is_ok());
+    let e = BlobFile::parse_with(
         &G2,
-        Expected {
-            row_count: Some(2),
-            ..ok
+        &BlobOptions {
+            expected: Expected {
+                row_count: Some(2),
+                ..ok
+            },
         },
     )
     .unwrap_err();
     assert_eq!((e.kind, e.offset), (ErrorKind::Mismatch, 22));
-    let e = BlobFile::with_expected(
+    let e = BlobFile::parse_with(
         &G2,
-        Expected {
-            file_size: Some(31),
-            ..ok
+        &BlobOptions {
+            expected: Expected {
+                file_size: Some(31),
+                ..ok
+            },
         },
     )
     .unwrap_err();

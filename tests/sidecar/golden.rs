@@ -4,6 +4,7 @@
 
 use lakecore::sidecar::{
     BinaryRow, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
+    SidecarOptions,
 };
 use lakecore::{ErrorKind, Location};
 use lakecore_testkit::sidecar::*;
@@ -13,6 +14,8 @@ const FACTS: ManifestFacts = ManifestFacts {
     length: 457,
     entries: 7,
 };
+/// The options that check a sidecar against [`FACTS`].
+const OPTIONS: SidecarOptions = SidecarOptions { facts: Some(FACTS) };
 
 const GOLDEN: [(&str, Layout, bool); 4] = [
     ("compact-v1.hex", Layout::Compact, true),
@@ -43,7 +46,7 @@ fn golden_views_expose_header_dictionary_blocks_and_coverage() {
     let b = partition(9, None);
     for (name, layout, cov) in GOLDEN {
         let bytes = golden(name);
-        let s = Sidecar::validate(&bytes, FACTS).unwrap();
+        let s = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         assert_eq!(s.layout(), layout);
         assert_eq!(s.avro_header(), &golden_header()[..]);
         assert_eq!(s.partitions().collect::<Vec<_>>(), vec![&a[..], &b[..]]);
@@ -136,7 +139,7 @@ fn golden_row_queries_hit_and_miss() {
     ];
     for name in ["compact-v1.hex", "fixed-v1.hex"] {
         let bytes = golden(name);
-        let s = Sidecar::validate(&bytes, FACTS).unwrap();
+        let s = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         for r in hits {
             assert!(
                 !select_rows(&s, &[(r, r)]).is_empty(),
@@ -168,7 +171,7 @@ fn golden_row_queries_hit_and_miss() {
         "fixed-v1-no-rowid-no-bucket.hex",
     ] {
         let bytes = golden(name);
-        let s = Sidecar::validate(&bytes, FACTS).unwrap();
+        let s = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         assert_eq!(select_rows(&s, &[(16, 16)]), [0, 3, 5]);
         assert_eq!(select_rows(&s, &[]), [0, 3, 5]);
     }
@@ -178,7 +181,7 @@ fn golden_row_queries_hit_and_miss() {
 fn golden_partition_and_bucket_queries() {
     for (name, _, cov) in GOLDEN {
         let bytes = golden(name);
-        let s = Sidecar::validate(&bytes, FACTS).unwrap();
+        let s = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         let mut calls = 0;
         let mut scratch = [false; 4];
         let mask = s
@@ -220,7 +223,7 @@ fn every_byte_flip_and_truncation_is_rejected() {
             for bit in 0..8 {
                 let mut m = bytes.clone();
                 m[i] ^= 1 << bit;
-                let e = Sidecar::validate(&m, FACTS).unwrap_err();
+                let e = Sidecar::parse_with(&m, &OPTIONS).unwrap_err();
                 // Past the layout byte, a flip in the body is a checksum mismatch (the
                 // checksum wins over any structural error, also where the fixed layout
                 // hashes while it walks).
@@ -237,7 +240,7 @@ fn every_byte_flip_and_truncation_is_rejected() {
         }
         for n in 0..bytes.len() {
             assert!(
-                Sidecar::validate(&bytes[..n], FACTS).is_err(),
+                Sidecar::parse_with(&bytes[..n], &OPTIONS).is_err(),
                 "{name}: truncated to {n}"
             );
         }
@@ -248,20 +251,24 @@ fn every_byte_flip_and_truncation_is_rejected() {
 fn caller_facts_must_match() {
     for (name, _, _) in GOLDEN {
         let bytes = golden(name);
-        let e = Sidecar::validate(
+        let e = Sidecar::parse_with(
             &bytes,
-            ManifestFacts {
-                length: 458,
-                entries: 7,
+            &SidecarOptions {
+                facts: Some(ManifestFacts {
+                    length: 458,
+                    entries: 7,
+                }),
             },
         )
         .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Mismatch, "{name}");
-        let e = Sidecar::validate(
+        let e = Sidecar::parse_with(
             &bytes,
-            ManifestFacts {
-                length: 457,
-                entries: 8,
+            &SidecarOptions {
+                facts: Some(ManifestFacts {
+                    length: 457,
+                    entries: 8,
+                }),
             },
         )
         .unwrap_err();
@@ -275,20 +282,20 @@ fn caller_facts_must_match() {
 fn parallel_validation_agrees_with_sequential() {
     for (name, _, _) in GOLDEN {
         let bytes = golden(name);
-        let seq = Sidecar::validate(&bytes, FACTS).unwrap();
+        let seq = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         let par = Sidecar::validate_parallel(&bytes, FACTS).unwrap();
         assert_eq!(seq.block_count(), par.block_count());
         for i in (0..bytes.len()).step_by(7) {
             let mut m = bytes.clone();
             m[i] ^= 0x10;
             assert_eq!(
-                Sidecar::validate(&m, FACTS).unwrap_err(),
+                Sidecar::parse_with(&m, &OPTIONS).unwrap_err(),
                 Sidecar::validate_parallel(&m, FACTS).unwrap_err()
             );
             // With a resealed trailer the structural error must be the same too.
             reseal(&mut m);
             assert_eq!(
-                Sidecar::validate(&m, FACTS).err(),
+                Sidecar::parse_with(&m, &OPTIONS).err(),
                 Sidecar::validate_parallel(&m, FACTS).err(),
                 "{name} byte {i}"
             );
@@ -304,7 +311,10 @@ fn parallel_validation_agrees_with_sequential() {
             },
         ] {
             let e = Sidecar::validate_parallel(&bytes, facts).unwrap_err();
-            assert_eq!(Some(e), Sidecar::validate(&bytes, facts).err());
+            assert_eq!(
+                Some(e),
+                Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).err()
+            );
         }
     }
 }

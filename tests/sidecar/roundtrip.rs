@@ -4,7 +4,7 @@
 #![cfg(feature = "std")]
 
 use lakecore::sidecar::{
-    Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
+    Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar, SidecarOptions,
 };
 use lakecore_testkit::rng::Rng;
 use lakecore_testkit::sidecar::*;
@@ -126,7 +126,8 @@ fn random_builds_select_like_brute_force() {
                     offset,
                     settings(layout, rows_on, buckets_on),
                 );
-                let s = Sidecar::validate(&bytes, facts).unwrap();
+                let s =
+                    Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
                 assert_eq!(s.layout(), layout);
                 // O(1) dictionary access (non-uniform tuple sizes included) == the walk.
                 let mut scratch = vec![(0u32, 0u32); s.partition_count() as usize];
