@@ -8,7 +8,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lakecore::sidecar::{
-    BuildSettings, EntryCoverage, Layout, ManifestFacts, Query, RowRanges, Sidecar, SidecarBuilder,
+    BuildSettings, EntryCoverage, Layout, ManifestFacts, Query, RowRange, RowRanges, Sidecar,
+    SidecarBuilder, SidecarOptions,
 };
 use sha2::Digest;
 use std::hint::black_box;
@@ -86,7 +87,7 @@ fn open_validate(c: &mut Criterion) {
             &bytes,
             |b, bytes| {
                 b.iter(|| {
-                    Sidecar::validate(black_box(bytes), facts)
+                    Sidecar::parse_with(black_box(bytes), &SidecarOptions { facts: Some(facts) })
                         .unwrap()
                         .block_count()
                 })
@@ -123,7 +124,7 @@ fn select_rows(c: &mut Criterion) {
     let mut g = c.benchmark_group("sidecar_select_rows_100k_blocks");
     for layout in [Layout::Fixed, Layout::Compact] {
         let (bytes, facts) = generate(layout, 100_000);
-        let s = Sidecar::validate(&bytes, facts).unwrap();
+        let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
         // A row range inside block 60 000: every other block is rejected by its envelope.
         let target = s.blocks().nth(60_000).unwrap().row_id_envelope().unwrap().0 + 10;
         if let (Layout::Compact, Some(dir)) = (layout, std::env::var_os("LAKECORE_DUMP_SIDECAR")) {
@@ -132,7 +133,7 @@ fn select_rows(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         g.bench_function(BenchmarkId::new("point_range", layout.name()), |b| {
             b.iter(|| {
-                let mut r = [(target, target + 100)];
+                let mut r = [RowRange::new(target, target + 100)];
                 let q = Query::new().rows(RowRanges::normalize(&mut r));
                 s.select(black_box(&q)).filter(|x| x.is_ok()).count()
             })
@@ -142,20 +143,23 @@ fn select_rows(c: &mut Criterion) {
             BenchmarkId::new("validate_then_point_range", layout.name()),
             |b| {
                 b.iter(|| {
-                    let s = Sidecar::validate(black_box(&bytes), facts).unwrap();
-                    let mut r = [(target, target + 100)];
+                    let s = Sidecar::parse_with(
+                        black_box(&bytes),
+                        &SidecarOptions { facts: Some(facts) },
+                    )
+                    .unwrap();
+                    let mut r = [RowRange::new(target, target + 100)];
                     let q = Query::new().rows(RowRanges::normalize(&mut r));
                     s.select(&q).filter(|x| x.is_ok()).count()
                 })
             },
         );
         // Many ranges spread over the file: intervals are decoded inside most envelopes.
-        let mut spread: Vec<(u64, u64)> = (0..1000u64)
+        let mut spread: Vec<RowRange> = (0..1000u64)
             .map(|i| {
                 let blk = s.blocks().nth((i * 97) as usize % 100_000).unwrap();
                 let (lo, hi) = blk.row_id_envelope().unwrap();
-                let mid = lo + (hi - lo) / 2;
-                (mid, mid)
+                RowRange::single(lo + (hi - lo) / 2)
             })
             .collect();
         let spread = RowRanges::normalize(&mut spread).as_slice().to_vec();
@@ -178,7 +182,7 @@ fn dump_for_pypaimon(
     s: &Sidecar<'_>,
     target: u64,
 ) {
-    let mut r = [(target, target + 100)];
+    let mut r = [RowRange::new(target, target + 100)];
     let q = Query::new().rows(RowRanges::normalize(&mut r));
     let offsets: Vec<String> = s
         .select(&q)

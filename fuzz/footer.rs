@@ -4,7 +4,7 @@
 //! panic; generated footers read back equal to their input; mutated footers never panic.
 
 use lakecore::footer::ArrayPage;
-use lakecore::footer::ModularFooter;
+use lakecore::footer::{FooterOptions, ModularFooter};
 use lakecore_testkit::footer::{build, check_against_input, random_input};
 
 fn iterations(n: usize) -> usize {
@@ -16,7 +16,13 @@ fn iterations(n: usize) -> usize {
 }
 
 fn exercise(file: &[u8], origin: u64) {
-    let Ok(f) = ModularFooter::new(file, origin) else {
+    let Ok(f) = ModularFooter::parse_with(
+        file,
+        &FooterOptions {
+            origin,
+            ..FooterOptions::default()
+        },
+    ) else {
         return;
     };
     let _ = f.validate();

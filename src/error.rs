@@ -1,8 +1,9 @@
-//! The crate's one error type: what went wrong ([`ErrorKind`]) and where (a byte offset).
+//! The crate's one error type: what went wrong ([`ErrorKind`]) and where ([`Location`]: a
+//! byte offset for readers, an item index for builders and writers).
 //!
 //! This module owns error values only; it knows nothing of formats or I/O. Errors are `Copy`,
-//! two words wide and never allocate, so validators can return them from `no_std` code and
-//! callers can match on the kind without string parsing.
+//! 32 bytes and never allocate, so validators can return them from `no_std` code and callers
+//! can match on the kind without string parsing.
 //!
 //! ```
 //! use lakecore::sidecar::Sidecar;
@@ -123,52 +124,130 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// An error in untrusted input: its [`ErrorKind`] and the byte offset where it was found.
+/// What an [`Error`]'s `offset` counts.
 ///
-/// The offset is absolute when the reader was told where its bytes start (a cursor over a
-/// window of a file reports file offsets), otherwise relative to the slice it was given.
+/// Readers report bytes; builders and writers, which have no input bytes to point at, name
+/// the item they were given (an entry, a row, a range, a layer).
 ///
 /// ```
-/// use lakecore::{Error, ErrorKind};
+/// use lakecore::error::{Error, ErrorKind, Location};
+/// let e = Error::at_item(ErrorKind::ArithmeticOverflow, Location::Row, 7);
+/// assert_eq!(e.to_string(), "arithmetic overflow at row 7");
+/// assert_eq!(e.shifted(100).offset, 7); // only byte offsets move
+/// ```
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Location {
+    /// A byte offset: absolute in the file when the reader was told where its bytes start,
+    /// otherwise relative to the slice it was given. Builders use it only for a byte of what
+    /// they were told about (a block's offset in its manifest) or of what they wrote, as
+    /// their docs say.
+    #[default]
+    Byte,
+    /// The 0-based ordinal of an item in what the caller handed in: a manifest entry added to
+    /// a sidecar builder, an entry of a map being encoded, a chunk of a footer's input, an
+    /// element of a list such as the merge's deleted row IDs.
+    Entry,
+    /// A row: a row position in a file, or a row ID.
+    Row,
+    /// The 0-based index of a range in the caller's list of
+    /// [`RowRange`](crate::select::RowRange)s.
+    Range,
+    /// The 0-based index of a partial-update layer of a BLOB merge.
+    Layer,
+    /// No position: the caller's input as a whole (`offset` is 0).
+    Whole,
+}
+
+impl Location {
+    /// The word printed before the offset (`"byte"`, `"entry"`, ...); empty for
+    /// [`Location::Whole`].
+    pub const fn name(self) -> &'static str {
+        match self {
+            Location::Byte => "byte",
+            Location::Entry => "entry",
+            Location::Row => "row",
+            Location::Range => "range",
+            Location::Layer => "layer",
+            Location::Whole => "",
+        }
+    }
+}
+
+/// An error in untrusted input or in what a builder was given: its [`ErrorKind`] and where
+/// it was found ([`Location`] and `offset`).
+///
+/// Readers report a byte offset, absolute when the reader was told where its bytes start (a
+/// cursor over a window of a file reports file offsets), otherwise relative to the slice it
+/// was given. Builders and writers name an item instead (`at` says which kind).
+///
+/// ```
+/// use lakecore::error::{Error, ErrorKind, Location};
 /// let e = Error::new(ErrorKind::Truncated, 12);
 /// assert_eq!(e.to_string(), "truncated at byte 12");
 /// assert_eq!(e.shifted(100).offset, 112);
+/// let e = Error::at_item(ErrorKind::NotSorted, Location::Range, 1);
+/// assert_eq!((e.kind, e.at, e.offset), (ErrorKind::NotSorted, Location::Range, 1));
+/// assert_eq!(e.to_string(), "not sorted at range 1");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Error {
     /// What went wrong.
     pub kind: ErrorKind,
-    /// Where: the byte offset of the offending element (for [`ErrorKind::Truncated`], where
-    /// more bytes were needed).
+    /// Where, counted in what [`at`](Self::at) says: for bytes, the offset of the offending
+    /// element (for [`ErrorKind::Truncated`], where more bytes were needed); otherwise the
+    /// item's index or row.
     pub offset: u64,
+    /// What `offset` counts: bytes for readers, items for builders and writers.
+    pub at: Location,
 }
 
 impl Error {
-    /// An error of `kind` at `offset`.
+    /// An error of `kind` at byte `offset`.
     #[inline]
     pub const fn new(kind: ErrorKind, offset: u64) -> Self {
-        Error { kind, offset }
+        Error {
+            kind,
+            offset,
+            at: Location::Byte,
+        }
     }
 
-    /// The same error with its offset moved by `base` (to turn a slice-relative offset into a
-    /// file offset). Saturates instead of wrapping.
+    /// An error of `kind` at item `index` of the kind `at` names (a row, an entry, a range,
+    /// ...; [`Location::Byte`] gives the same as [`new`](Self::new)).
+    #[inline]
+    pub const fn at_item(kind: ErrorKind, at: Location, index: u64) -> Self {
+        Error {
+            kind,
+            offset: index,
+            at,
+        }
+    }
+
+    /// The same error with a byte offset moved by `base` (to turn a slice-relative offset
+    /// into a file offset); item locations are left as they are. Saturates instead of
+    /// wrapping.
     #[inline]
     #[must_use]
     pub const fn shifted(self, base: u64) -> Self {
-        Error {
-            kind: self.kind,
-            offset: self.offset.saturating_add(base),
+        match self.at {
+            Location::Byte => Error {
+                offset: self.offset.saturating_add(base),
+                ..self
+            },
+            _ => self,
         }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind {
-            ErrorKind::NeedsBytes { end } => {
+        match (self.kind, self.at) {
+            (ErrorKind::NeedsBytes { end }, Location::Byte) => {
                 write!(f, "needs bytes [{}, {})", self.offset, end)
             }
-            kind => write!(f, "{} at byte {}", kind, self.offset),
+            (kind, Location::Whole) => write!(f, "{kind}"),
+            (kind, at) => write!(f, "{} at {} {}", kind, at.name(), self.offset),
         }
     }
 }

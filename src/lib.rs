@@ -13,11 +13,12 @@
 //! `lakecore` tool.
 //!
 //! Layers, bottom to top: [`error`] and [`arch`] (CPU-specific kernels and their dispatch;
-//! it knows slices and integers only); [`cursor`] (the checked cursor) and [`codec`] (varints,
-//! bit packing, checksums, Thrift, Avro framing); the formats, which never import each other:
-//! [`sidecar`] (Paimon manifest sidecars), [`blob`] (Paimon BLOB files), [`footer`] (Parquet
-//! modular footers); `io` (feature `std`: mapping, span reads, caches); and `paimon`
-//! (feature `paimon`: manifests, tables, scan planning).
+//! it knows slices and integers only); [`cursor`] (the checked cursor), [`codec`] (varints,
+//! bit packing, checksums, Thrift, Avro framing) and [`select`] (the row ranges every format
+//! selects by); the formats, which never import each other: [`sidecar`] (Paimon manifest
+//! sidecars), [`blob`] (Paimon BLOB files), [`footer`] (Parquet modular footers); `io`
+//! (feature `std`: mapping, span reads, caches); and `paimon` (feature `paimon`: manifests,
+//! tables, scan planning).
 //!
 //! ```
 //! use lakecore::codec::varint::{ZigZagDeltaIter, VarintFormat};
@@ -59,9 +60,10 @@ pub mod footer;
 pub mod io;
 #[cfg(feature = "paimon")]
 pub mod paimon;
+pub mod select;
 pub mod sidecar;
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Location, Result};
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -711,5 +711,36 @@ fn errors_display_kind_and_offset() {
     );
     fn is_error<E: core::error::Error + Copy + Send + Sync + 'static>() {}
     is_error::<Error>();
-    assert!(core::mem::size_of::<Error>() <= 24);
+    // The kind (16 bytes: `NeedsBytes` carries a u64), the offset (8) and the one-byte
+    // location, padded to the u64 alignment: 32. Still small enough to return by value.
+    assert!(core::mem::size_of::<Error>() <= 32);
+}
+
+#[test]
+fn errors_display_their_location() {
+    use lakecore::error::Location;
+    let cases = [
+        (Location::Byte, "not sorted at byte 3"),
+        (Location::Entry, "not sorted at entry 3"),
+        (Location::Row, "not sorted at row 3"),
+        (Location::Range, "not sorted at range 3"),
+        (Location::Layer, "not sorted at layer 3"),
+        (Location::Whole, "not sorted"),
+    ];
+    for (at, text) in cases {
+        let e = Error::at_item(ErrorKind::NotSorted, at, 3);
+        assert_eq!((e.kind, e.at, e.offset), (ErrorKind::NotSorted, at, 3));
+        assert_eq!(e.to_string(), text);
+        // Only byte offsets move when an error is placed in a file.
+        let moved = if at == Location::Byte { 103 } else { 3 };
+        assert_eq!(
+            e.shifted(100),
+            Error::at_item(ErrorKind::NotSorted, at, moved)
+        );
+    }
+    assert_eq!(
+        Error::at_item(ErrorKind::Truncated, Location::Byte, 12),
+        Error::new(ErrorKind::Truncated, 12)
+    );
+    assert_eq!(Error::new(ErrorKind::Truncated, 12).at, Location::Byte);
 }

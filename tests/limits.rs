@@ -19,7 +19,7 @@ use lakecore::blob::{BlobArray, BlobFile, BlobMap};
 use lakecore::codec::checksum::{crc32, sha256};
 use lakecore::codec::thrift::{FieldType, Reader, Writer};
 use lakecore::footer::ModularFooter;
-use lakecore::sidecar::{BuildSettings, ManifestFacts, Sidecar};
+use lakecore::sidecar::{BuildSettings, ManifestFacts, Sidecar, SidecarOptions};
 use lakecore::{Error, ErrorKind};
 
 /// Runs `f`, which must fail with `kind` at `offset` and allocate nothing.
@@ -103,6 +103,8 @@ const FACTS: ManifestFacts = ManifestFacts {
     length: 1000,
     entries: 10,
 };
+/// The options that check a sidecar against [`FACTS`].
+const OPTIONS: SidecarOptions = SidecarOptions { facts: Some(FACTS) };
 
 fn varints(values: &[u64]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -117,12 +119,12 @@ fn sidecar_compact_partition_count_of_2_pow_31() {
     // Above the i32 bound of every compact count.
     let b = compact(&varints(&[1 << 31]));
     refused(ErrorKind::OutOfBounds, COMPACT_REST, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // Within the bound, but more than the remaining bytes can hold (13 bytes a tuple).
     let b = compact(&varints(&[(1 << 31) - 1]));
     refused(ErrorKind::InvalidLength, COMPACT_REST, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     refused(ErrorKind::InvalidLength, COMPACT_REST, || {
         Sidecar::parse(&b)
@@ -134,11 +136,11 @@ fn sidecar_compact_block_count_of_2_pow_31() {
     // No partitions, then the block count.
     let b = compact(&varints(&[0, 1 << 31]));
     refused(ErrorKind::OutOfBounds, COMPACT_REST + 1, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     let b = compact(&varints(&[0, (1 << 31) - 1]));
     refused(ErrorKind::InvalidLength, COMPACT_REST + 1, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
 }
 
@@ -148,23 +150,23 @@ fn sidecar_fixed_counts_of_2_pow_31() {
     // 0x80000000 is a negative `int`: never a count.
     let b = fixed(1000, 10, &0x8000_0000u32.to_be_bytes());
     refused(ErrorKind::InvalidLength, at, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     let b = fixed(1000, 10, &i32::MAX.to_be_bytes());
     refused(ErrorKind::InvalidLength, at, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // Zero partitions, then a block count of 2^31 - 1.
     let mut rest = 0i32.to_be_bytes().to_vec();
     rest.extend_from_slice(&i32::MAX.to_be_bytes());
     let b = fixed(1000, 10, &rest);
     refused(ErrorKind::InvalidLength, at + 4, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // A fixed-layout header claiming 2^60 bytes of manifest and entries is checked against
     // the caller's facts before anything else is read.
     let b = fixed(1 << 60, 1 << 60, &[]);
-    refused(ErrorKind::Mismatch, 8, || Sidecar::validate(&b, FACTS));
+    refused(ErrorKind::Mismatch, 8, || Sidecar::parse_with(&b, &OPTIONS));
 }
 
 /// One block of the fixed layout with no coverage: offset | length | recordCount | 0 0 0.
@@ -188,7 +190,7 @@ fn sidecar_fixed_lengths_of_2_pow_60() {
         &[prefix.clone(), fixed_block(21, i64::MAX - 10, 10)].concat(),
     );
     refused(ErrorKind::ArithmeticOverflow, block_at + 8, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // A 2^60-byte block: structurally fine, but it does not tile the 1000-byte manifest.
     // The sidecar's body ends before the 8 padding bytes: trailing bytes first.
@@ -196,7 +198,7 @@ fn sidecar_fixed_lengths_of_2_pow_60() {
     let b = fixed(1000, 10, &rest);
     let body_end = FIXED_REST + rest.len() as u64;
     refused(ErrorKind::TrailingBytes, body_end, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // Without the padding the tiling end is compared with the manifest length.
     let mut exact = b"PMSC".to_vec();
@@ -210,7 +212,7 @@ fn sidecar_fixed_lengths_of_2_pow_60() {
     let sum = sha256(&exact);
     exact.extend_from_slice(&sum);
     refused(ErrorKind::Mismatch, end, || {
-        Sidecar::validate(&exact, FACTS)
+        Sidecar::parse_with(&exact, &OPTIONS)
     });
     // A record count of 2^60 is more than the manifest's entries.
     let b = fixed(
@@ -219,12 +221,12 @@ fn sidecar_fixed_lengths_of_2_pow_60() {
         &[prefix.clone(), fixed_block(21, 979, 1 << 60)].concat(),
     );
     refused(ErrorKind::InvalidLength, block_at + 16, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // A negative `long` (2^63 as bits) is never a length.
     let b = fixed(1000, 10, &[prefix, fixed_block(21, i64::MIN, 10)].concat());
     refused(ErrorKind::InvalidLength, block_at + 8, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
 }
 
@@ -233,35 +235,35 @@ fn sidecar_compact_lengths_of_2_pow_60() {
     // A partition tuple length of 2^60.
     let b = compact(&varints(&[1, 1 << 60]));
     refused(ErrorKind::OutOfBounds, COMPACT_REST + 1, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // Block: offset 21, length 2^60, 10 records, no coverage.
     let b = compact(&varints(&[0, 1, 21, 1 << 60, 10, 0, 0, 0]));
     let block_at = COMPACT_REST + 2;
     refused(ErrorKind::TrailingBytes, block_at + 1 + 9 + 1 + 3, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // offset + length past i64::MAX.
     let b = compact(&varints(&[0, 1, 21, i64::MAX as u64, 10, 0, 0, 0]));
     refused(ErrorKind::ArithmeticOverflow, block_at + 1, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // A record count of 2^60.
     let b = compact(&varints(&[0, 1, 21, 979, 1 << 60, 0, 0, 0]));
     refused(ErrorKind::InvalidLength, block_at + 3, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // A coverage payload length of 2^60 (partition encoding 1).
     let b = compact(&varints(&[0, 1, 21, 979, 10, 1, 1 << 60]));
     refused(ErrorKind::OutOfBounds, block_at + 5, || {
-        Sidecar::validate(&b, FACTS)
+        Sidecar::parse_with(&b, &OPTIONS)
     });
     // A varint longer than the sidecar format allows (10 bytes).
     let mut rest = varints(&[0, 1, 21]);
     rest.extend_from_slice(&[0xff; 9]);
     rest.push(0x01);
     let b = compact(&rest);
-    let (r, a) = measure(|| Sidecar::validate(&b, FACTS));
+    let (r, a) = measure(|| Sidecar::parse_with(&b, &OPTIONS));
     let e = r.unwrap_err();
     assert_eq!(e.offset, block_at + 1, "{e:?}");
     assert!(
@@ -286,7 +288,7 @@ fn sidecar_coverage_counts_of_2_pow_31() {
     rest.extend_from_slice(&[0, 0]);
     let payload_at = block_at + 2 + 1 + 1 + 1 + 1;
     let b = compact(&rest);
-    let (r, a) = measure(|| Sidecar::validate(&b, FACTS));
+    let (r, a) = measure(|| Sidecar::parse_with(&b, &OPTIONS));
     let e = r.unwrap_err();
     assert_eq!(e.offset, payload_at, "{e:?}");
     assert!(

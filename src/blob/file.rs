@@ -1,9 +1,10 @@
 //! The validated view of a whole `.blob` file, its row iterator, selection and verify mode.
 
 use super::index::{self, Lengths, Rules};
-use super::{check_ranges, Payload, Row, RowRange, FOOTER_LEN, FORMAT_VERSION, RECORD_MAGIC};
+use super::{Payload, Row, FOOTER_LEN, FORMAT_VERSION, RECORD_MAGIC};
 use crate::codec::checksum::Crc32;
-use crate::error::{off, Error, ErrorKind, Result};
+use crate::error::{off, Error, ErrorKind, Location, Result};
+use crate::select::{RowRange, RowRanges};
 
 const FILE_RULES: Rules = Rules {
     min_real: super::RECORD_OVERHEAD as i64,
@@ -37,14 +38,14 @@ pub struct BlobOptions {
 /// CRC). Nothing allocates.
 ///
 /// ```
-/// use lakecore::blob::{BlobFile, Expected};
+/// use lakecore::blob::{BlobFile, BlobOptions, FileFacts};
 /// use lakecore::ErrorKind;
 /// // Golden vector D3: three placeholder rows.
 /// let bytes = [0x03, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01];
 /// let file = BlobFile::parse(&bytes)?;
 /// assert_eq!((file.rows(), file.placeholders()), (3, 3));
-/// let expect = Expected { row_count: Some(4), file_size: None };
-/// let e = BlobFile::with_expected(&bytes, expect).unwrap_err();
+/// let expected = FileFacts { row_count: Some(4), file_size: None };
+/// let e = BlobFile::parse_with(&bytes, &BlobOptions { expected }).unwrap_err();
 /// assert_eq!((e.kind, e.offset), (ErrorKind::Mismatch, 0));
 /// # Ok::<(), lakecore::Error>(())
 /// ```
@@ -59,8 +60,9 @@ pub struct BlobFile<'a> {
 }
 
 impl<'a> BlobFile<'a> {
-    /// Opens `bytes` as a whole `.blob` file: the checks of [`new`](Self::new). Records are
-    /// not read; [`verify`](Self::verify) is the CRC pass.
+    /// Opens `bytes` as a whole `.blob` file: the checks of [`parse_with`](Self::parse_with)
+    /// with nothing known about the file. Records are not read; [`verify`](Self::verify) is
+    /// the CRC pass.
     ///
     /// ```
     /// use lakecore::blob::BlobFile;
@@ -70,10 +72,21 @@ impl<'a> BlobFile<'a> {
     /// # Ok::<(), lakecore::Error>(())
     /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
-        Self::with_expected(bytes, FileFacts::default())
+        Self::parse_with(bytes, &BlobOptions::default())
     }
 
-    /// Opens `bytes` with `options`: the checks of [`with_expected`](Self::with_expected).
+    /// Opens `bytes` as a whole `.blob` file and checks what `options` says is known about it.
+    ///
+    /// Errors (offsets are file offsets): [`ErrorKind::Mismatch`] at the file size (checked
+    /// first) or at the index start (row count) when the file is not what
+    /// `options.expected` says; [`ErrorKind::Truncated`] at the file size when it is shorter
+    /// than the 5-byte footer; [`ErrorKind::UnsupportedVersion`] at the last byte;
+    /// [`ErrorKind::InvalidLength`] at the footer when `index_len` is negative or larger than
+    /// the bytes before the footer; varint errors inside the index;
+    /// [`ErrorKind::ArithmeticOverflow`] when a delta overflows; [`ErrorKind::InvalidValue`]
+    /// at an entry that is not `-1`, `-2` or `>= 16`; [`ErrorKind::OutOfBounds`] at the entry
+    /// whose record runs past the data region; [`ErrorKind::TrailingBytes`] at the end of the
+    /// last record when records do not reach the index.
     ///
     /// ```
     /// use lakecore::blob::{BlobFile, BlobOptions, FileFacts};
@@ -84,27 +97,7 @@ impl<'a> BlobFile<'a> {
     /// assert_eq!((e.kind, e.offset), (ErrorKind::Mismatch, 0));
     /// ```
     pub fn parse_with(bytes: &'a [u8], options: &BlobOptions) -> Result<Self> {
-        Self::with_expected(bytes, options.expected)
-    }
-
-    /// Validates `bytes` as a whole `.blob` file.
-    ///
-    /// Errors (offsets are file offsets): [`ErrorKind::Truncated`] at the file size when it is
-    /// shorter than the 5-byte footer; [`ErrorKind::UnsupportedVersion`] at the last byte;
-    /// [`ErrorKind::InvalidLength`] at the footer when `index_len` is negative or larger than
-    /// the bytes before the footer; varint errors inside the index;
-    /// [`ErrorKind::ArithmeticOverflow`] when a delta overflows; [`ErrorKind::InvalidValue`]
-    /// at an entry that is not `-1`, `-2` or `>= 16`; [`ErrorKind::OutOfBounds`] at the entry
-    /// whose record runs past the data region; [`ErrorKind::TrailingBytes`] at the end of the
-    /// last record when records do not reach the index.
-    pub fn new(bytes: &'a [u8]) -> Result<Self> {
-        Self::with_expected(bytes, FileFacts::default())
-    }
-
-    /// Validates like [`new`](Self::new) and checks what the caller knows:
-    /// [`ErrorKind::Mismatch`] at the file size (checked first) or at the index start (row
-    /// count).
-    pub fn with_expected(bytes: &'a [u8], expected: FileFacts) -> Result<Self> {
+        let expected = options.expected;
         let size = bytes.len();
         if expected.file_size.is_some_and(|s| s != off(size)) {
             return Err(Error::new(ErrorKind::Mismatch, off(size)));
@@ -193,8 +186,9 @@ impl<'a> BlobFile<'a> {
     /// their positions. Skipped rows cost one index entry each; their payloads are never
     /// touched.
     ///
-    /// Errors (offset = position of the range in `ranges`): [`ErrorKind::InvalidValue`] for
-    /// `first > last`, [`ErrorKind::NotSorted`] for unsorted or overlapping ranges,
+    /// Errors name the range by its position in `ranges` ([`Location::Range`]): the checks of
+    /// [`RowRanges::try_new`] ([`ErrorKind::InvalidValue`] for `first > last`,
+    /// [`ErrorKind::NotSorted`] for unsorted or overlapping ranges), then
     /// [`ErrorKind::OutOfBounds`] for a range reaching past the last row.
     ///
     /// ```
@@ -206,12 +200,16 @@ impl<'a> BlobFile<'a> {
     /// assert!(file.select(&[RowRange::new(1, 3)]).is_err());
     /// # Ok::<(), lakecore::Error>(())
     /// ```
-    pub fn select<'r>(&self, ranges: &'r [RowRange]) -> Result<Selection<'a, 'r>> {
-        check_ranges(ranges)?;
+    pub fn select<'r>(&self, ranges: &'r [RowRange]) -> Result<RowSelection<'a, 'r>> {
+        RowRanges::try_new(ranges)?;
         if let Some((i, _)) = ranges.iter().enumerate().find(|(_, r)| r.last >= self.rows) {
-            return Err(Error::new(ErrorKind::OutOfBounds, off(i)));
+            return Err(Error::at_item(
+                ErrorKind::OutOfBounds,
+                Location::Range,
+                off(i),
+            ));
         }
-        Ok(Selection {
+        Ok(RowSelection {
             cursor: RowCursor::new(self),
             ranges,
         })
@@ -506,12 +504,12 @@ impl core::iter::FusedIterator for Rows<'_> {}
 
 /// The selected rows of a [`BlobFile`] with their positions; see [`BlobFile::select`].
 #[derive(Clone, Debug)]
-pub struct Selection<'a, 'r> {
+pub struct RowSelection<'a, 'r> {
     cursor: RowCursor<'a>,
     ranges: &'r [RowRange],
 }
 
-impl<'a> Iterator for Selection<'a, '_> {
+impl<'a> Iterator for RowSelection<'a, '_> {
     type Item = (u64, Row<'a>);
 
     #[inline]
@@ -540,4 +538,4 @@ impl<'a> Iterator for Selection<'a, '_> {
     }
 }
 
-impl core::iter::FusedIterator for Selection<'_, '_> {}
+impl core::iter::FusedIterator for RowSelection<'_, '_> {}

@@ -16,8 +16,9 @@
 //! cannot arise).
 
 use super::file::{row_at, RowCursor};
-use super::{check_ranges, BlobFile, Payload, Row, RowRange};
-use crate::error::{off, Error, ErrorKind, Result};
+use super::{BlobFile, Payload, Row};
+use crate::error::{off, Error, ErrorKind, Location, Result};
+use crate::select::{RowRange, RowRanges};
 
 /// Layers a [`FallbackMerge::new`] merge can hold; use
 /// [`FallbackMerge::with_max_layers`] for more.
@@ -44,7 +45,8 @@ impl LayerFile<'_> {
 /// Which rows a merge yields.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MergeOptions<'f> {
-    /// Inclusive row-ID ranges, sorted and non-overlapping; `None` = every row. Ranges may
+    /// Inclusive row-ID ranges, sorted and non-overlapping (as [`RowRanges::try_new`]
+    /// checks; [`RowRanges::normalize`] makes any list so); `None` = every row. Ranges may
     /// reach outside the files' row IDs.
     pub ranges: Option<&'f [RowRange]>,
     /// Deleted row IDs, strictly ascending; they are skipped.
@@ -175,14 +177,17 @@ impl<'a> Layer<'a> {
 /// count as placeholders, an explicit NULL wins over older bytes, and a row that is a
 /// placeholder or gap everywhere becomes NULL with sequence number `-1`.
 ///
-/// Errors at construction: [`ErrorKind::InvalidValue`] / [`ErrorKind::NotSorted`] for bad
-/// ranges (offset = position in the slice) or unsorted deletions (same);
+/// Errors name items, not bytes (see [`Location`]). At construction:
+/// [`ErrorKind::InvalidValue`] / [`ErrorKind::NotSorted`] for bad ranges (at the range's
+/// position in the slice, [`Location::Range`]) and [`ErrorKind::NotSorted`] for unsorted
+/// deletions (at the deletion's position, [`Location::Entry`]);
 /// [`ErrorKind::ArithmeticOverflow`] when `first_row_id + rows` overflows and
-/// [`ErrorKind::Duplicate`] when two files of one layer overlap (offset = the first_row_id
-/// concerned); [`ErrorKind::LimitExceeded`] (offset = the limit) for more than `N` layers.
-/// While iterating: [`ErrorKind::InvalidValue`] for a placeholder in a single-layer read,
-/// whose offset is the **row ID** (no single file offset describes it). The iterator is
-/// fused after an error.
+/// [`ErrorKind::Duplicate`] when two files of one layer overlap (at the `first_row_id`
+/// concerned, [`Location::Row`]); [`ErrorKind::LimitExceeded`] for more than `N` layers (at
+/// layer `N`, the first that does not fit, [`Location::Layer`]). While iterating:
+/// [`ErrorKind::InvalidValue`] for a placeholder in a single-layer read, at its row ID
+/// ([`Location::Row`]: no single file offset describes it). The iterator is fused after an
+/// error.
 ///
 /// ```
 /// use lakecore::blob::{BlobFile, FallbackMerge, LayerFile, MergeOptions};
@@ -281,12 +286,16 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
         options: MergeOptions<'f>,
     ) -> Result<Self> {
         if let Some(ranges) = options.ranges {
-            check_ranges(ranges)?;
+            RowRanges::try_new(ranges)?;
         }
         for (i, pair) in options.deleted.windows(2).enumerate() {
             if let [a, b] = pair {
                 if a >= b {
-                    return Err(Error::new(ErrorKind::NotSorted, off(i + 1)));
+                    return Err(Error::at_item(
+                        ErrorKind::NotSorted,
+                        Location::Entry,
+                        off(i + 1),
+                    ));
                 }
             }
         }
@@ -302,7 +311,11 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
             let end = f
                 .first_row_id
                 .checked_add(f.file.rows())
-                .ok_or(Error::new(ErrorKind::ArithmeticOverflow, f.first_row_id))?;
+                .ok_or(Error::at_item(
+                    ErrorKind::ArithmeticOverflow,
+                    Location::Row,
+                    f.first_row_id,
+                ))?;
             if f.file.rows() > 0 {
                 first_id = first_id.min(f.first_row_id);
                 end_id = end_id.max(end);
@@ -318,15 +331,21 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
             while let Some(f) = files.get(end).filter(|f| f.max_sequence_number == seq) {
                 if f.file.rows() > 0 {
                     if covered_to.is_some_and(|c| c > f.first_row_id) {
-                        return Err(Error::new(ErrorKind::Duplicate, f.first_row_id));
+                        return Err(Error::at_item(
+                            ErrorKind::Duplicate,
+                            Location::Row,
+                            f.first_row_id,
+                        ));
                     }
                     covered_to = Some(f.end());
                 }
                 end += 1;
             }
-            let layer = layers
-                .get_mut(layer_count)
-                .ok_or(Error::new(ErrorKind::LimitExceeded, off(N)))?;
+            let layer = layers.get_mut(layer_count).ok_or(Error::at_item(
+                ErrorKind::LimitExceeded,
+                Location::Layer,
+                off(N),
+            ))?;
             *layer = Layer {
                 end,
                 current: start,
@@ -570,7 +589,7 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
                 continue;
             }
             if len < super::NULL_LENGTH {
-                self.error = Some(Error::new(ErrorKind::InvalidValue, id));
+                self.error = Some(Error::at_item(ErrorKind::InvalidValue, Location::Row, id));
                 break;
             }
             let slots = (

@@ -8,7 +8,7 @@
 //!
 //! This module owns the format's layout and rules. It borrows the bytes it is given and never
 //! copies payloads: [`BlobFile`] validates once, in place, without allocating; [`Rows`],
-//! [`Selection`] and [`FallbackMerge`] hand out sub-slices ([`Payload`]) of the input. Only
+//! [`RowSelection`] and [`FallbackMerge`] hand out sub-slices ([`Payload`]) of the input. Only
 //! the writer ([`BlobWriter`]), the offsets table ([`OffsetsTable`]) and the nested-payload
 //! encoders need the `alloc` feature. It does no I/O.
 //!
@@ -40,7 +40,7 @@ mod writer;
 
 pub use descriptor::{BlobDescriptor, DESCRIPTOR_MAGIC};
 pub use file::{
-    BlobFile, BlobOptions, CrcCoverage, Expected, FileFacts, Rows, Selection, VerifyReport,
+    BlobFile, BlobOptions, CrcCoverage, Expected, FileFacts, RowSelection, Rows, VerifyReport,
 };
 pub use merge::{
     FallbackMerge, LayerFile, MergeOptions, MergedBatch, MergedRow, DEFAULT_MAX_LAYERS,
@@ -56,6 +56,9 @@ pub use table::OffsetsTable;
 pub use writer::IoSink;
 #[cfg(feature = "alloc")]
 pub use writer::{BlobSink, BlobWriter, CrcMode, WriteError};
+// The crate's shared row ranges, for `BlobFile::select` and `MergeOptions` (also at their old
+// path here).
+pub use crate::select::{RowRange, RowRanges};
 
 /// The 4 bytes that start every record (`i32` 1481511375, little-endian).
 pub const RECORD_MAGIC: [u8; 4] = [0xcf, 0x11, 0x4e, 0x58];
@@ -115,55 +118,4 @@ impl<'a> Row<'a> {
                 .saturating_add(RECORD_OVERHEAD as i64),
         }
     }
-}
-
-/// An inclusive range of row positions (file-local in [`BlobFile::select`], row IDs in
-/// [`MergeOptions`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RowRange {
-    /// First row of the range.
-    pub first: u64,
-    /// Last row of the range (inclusive).
-    pub last: u64,
-}
-
-impl RowRange {
-    /// The rows `first..=last`.
-    pub const fn new(first: u64, last: u64) -> Self {
-        RowRange { first, last }
-    }
-
-    /// The single row `row`.
-    pub const fn single(row: u64) -> Self {
-        RowRange {
-            first: row,
-            last: row,
-        }
-    }
-
-    /// Whether `row` lies in the range.
-    pub const fn contains(&self, row: u64) -> bool {
-        self.first <= row && row <= self.last
-    }
-}
-
-/// Checks that `ranges` are each non-empty (`first <= last`, [`ErrorKind::InvalidValue`]) and
-/// sorted without overlap ([`ErrorKind::NotSorted`]); the error offset is the range's position
-/// in the slice.
-///
-/// [`ErrorKind::InvalidValue`]: crate::ErrorKind::InvalidValue
-/// [`ErrorKind::NotSorted`]: crate::ErrorKind::NotSorted
-pub(crate) fn check_ranges(ranges: &[RowRange]) -> crate::Result<()> {
-    use crate::{error::off, Error, ErrorKind};
-    let mut prev_last: Option<u64> = None;
-    for (i, r) in ranges.iter().enumerate() {
-        if r.first > r.last {
-            return Err(Error::new(ErrorKind::InvalidValue, off(i)));
-        }
-        if prev_last.is_some_and(|p| p >= r.first) {
-            return Err(Error::new(ErrorKind::NotSorted, off(i)));
-        }
-        prev_last = Some(r.last);
-    }
-    Ok(())
 }

@@ -470,7 +470,10 @@ pub fn encode_array<'e>(
 
 /// Encodes a `MAP<K, BLOB>` payload of `entries` (`None` = null key / value, keys already in
 /// their type's encoding) into `out`. Two equal keys are refused with
-/// [`ErrorKind::Duplicate`] (offset = the second entry's position).
+/// [`ErrorKind::Duplicate`] at the index of the first entry whose key repeats an earlier one
+/// ([`Location::Entry`]).
+///
+/// [`Location::Entry`]: crate::error::Location::Entry
 ///
 /// ```
 /// let mut out = Vec::new();
@@ -499,7 +502,11 @@ pub fn encode_map<'e>(
         }
     }
     if let Some(i) = dup {
-        return Err(Error::new(ErrorKind::Duplicate, off(i)));
+        return Err(Error::at_item(
+            ErrorKind::Duplicate,
+            crate::error::Location::Entry,
+            off(i),
+        ));
     }
     let len_of = |x: &Option<&[u8]>| x.map_or(-1, |b| i64::try_from(b.len()).unwrap_or(i64::MAX));
     let key_lengths: Vec<i64> = entries.iter().map(|e| len_of(&e.0)).collect();

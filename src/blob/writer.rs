@@ -6,7 +6,7 @@ use super::{
 };
 use crate::codec::checksum::Crc32;
 use crate::codec::varint;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Location, Result};
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -43,7 +43,8 @@ impl<W: std::io::Write> BlobSink for IoSink<W> {
 /// A writer failure: the values cannot be stored, or the sink failed.
 #[derive(Debug, PartialEq, Eq)]
 pub enum WriteError<E> {
-    /// The values break a format limit (offset = row position, or data size).
+    /// The values break a format limit: at the row being written ([`Location::Row`]), or
+    /// (the index too long) at the byte where the index would start.
     Invalid(Error),
     /// The sink failed.
     Sink(E),
@@ -160,9 +161,11 @@ impl<S: BlobSink> BlobWriter<S> {
     }
 
     fn push_entry(&mut self, len: i64) -> Result<()> {
-        let delta = len
-            .checked_sub(self.prev)
-            .ok_or(Error::new(ErrorKind::ArithmeticOverflow, self.rows))?;
+        let delta = len.checked_sub(self.prev).ok_or(Error::at_item(
+            ErrorKind::ArithmeticOverflow,
+            Location::Row,
+            self.rows,
+        ))?;
         varint::push_u64(&mut self.index, varint::zigzag_encode(delta));
         self.prev = len;
         self.rows += 1;
@@ -171,15 +174,16 @@ impl<S: BlobSink> BlobWriter<S> {
 
     /// Writes a value row; returns the payload's offset in the file.
     pub fn put_value(&mut self, payload: &[u8]) -> Result<u64, WriteError<S::Error>> {
+        let too_large = Error::at_item(ErrorKind::LimitExceeded, Location::Row, self.rows);
         let len = i64::try_from(payload.len())
             .ok()
             .and_then(|n| n.checked_add(RECORD_OVERHEAD as i64))
-            .ok_or(Error::new(ErrorKind::LimitExceeded, self.rows))?;
+            .ok_or(too_large)?;
         let end = self
             .data_len
             .checked_add(len.unsigned_abs())
             .filter(|&e| e <= i64::MAX as u64)
-            .ok_or(Error::new(ErrorKind::LimitExceeded, self.rows))?;
+            .ok_or(too_large)?;
         let len_bytes = len.to_le_bytes();
         let mut crc = Crc32::new();
         crc.update(&RECORD_MAGIC);

@@ -127,7 +127,7 @@ pub struct ModularFooter<'a> {
 
 impl<'a> ModularFooter<'a> {
     /// Opens the footer of a file whose bytes are all of `window` (origin 0), with default
-    /// [`Limits`].
+    /// [`Limits`]: [`parse_with`](Self::parse_with) with default options.
     ///
     /// ```
     /// use lakecore::footer::ModularFooter;
@@ -136,10 +136,12 @@ impl<'a> ModularFooter<'a> {
     /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 8));
     /// ```
     pub fn parse(window: &'a [u8]) -> Result<Self> {
-        Self::with_limits(window, 0, Limits::default())
+        Self::parse_with(window, &FooterOptions::default())
     }
 
-    /// Opens the footer in `window` with `options` (where the window starts, limits).
+    /// Opens the footer in `window`, the last `window.len()` bytes of a file, which start at
+    /// absolute offset `options.origin`, with `options.limits`. Bytes the footer needs before
+    /// the window are [`ErrorKind::NeedsBytes`]; errors carry absolute offsets.
     ///
     /// ```
     /// use lakecore::footer::{FooterOptions, Limits, ModularFooter};
@@ -148,28 +150,10 @@ impl<'a> ModularFooter<'a> {
     /// let e = ModularFooter::parse_with(b"PAR1....PAR1", &options).unwrap_err();
     /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 108));
     /// ```
-    pub fn parse_with(window: &'a [u8], options: &FooterOptions) -> Result<Self> {
-        Self::with_limits(window, options.origin, options.limits)
-    }
-
-    /// Opens the footer of a file whose last `window.len()` bytes are `window`, which starts
-    /// at absolute offset `origin`, with default [`Limits`].
-    ///
-    /// ```
-    /// use lakecore::footer::ModularFooter;
-    /// use lakecore::ErrorKind;
-    /// let e = ModularFooter::parse(b"PAR1....PAR1").unwrap_err();
-    /// assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 8));
-    /// ```
-    pub fn new(window: &'a [u8], origin: u64) -> Result<Self> {
-        Self::with_limits(window, origin, Limits::default())
-    }
-
-    /// [`ModularFooter::new`] with explicit limits.
     ///
     /// ```
     /// use lakecore::footer::{ChunkMeta, FooterInput};
-    /// use lakecore::footer::{Limits, ModularFooter};
+    /// use lakecore::footer::{FooterOptions, Limits, ModularFooter};
     /// use lakecore::ErrorKind;
     /// let mut input = FooterInput::flat(&["id"], &[2], &[10]);
     /// input.chunks[0] = ChunkMeta { data_page_offset: 4, total_compressed_size: 90,
@@ -177,14 +161,15 @@ impl<'a> ModularFooter<'a> {
     /// let mut file = b"PAR1".to_vec();
     /// file.resize(94, 0);
     /// input.write(&mut file)?;
-    /// assert!(ModularFooter::with_limits(&file, 0, Limits::default()).is_ok());
+    /// assert!(ModularFooter::parse_with(&file, &FooterOptions::default()).is_ok());
     /// // The root is one Thrift level and its module directory another: depth 1 is too shallow.
-    /// let shallow = Limits { max_depth: 1, ..Limits::default() };
-    /// let e = ModularFooter::with_limits(&file, 0, shallow).unwrap_err();
+    /// let limits = Limits { max_depth: 1, ..Limits::default() };
+    /// let e = ModularFooter::parse_with(&file, &FooterOptions { origin: 0, limits }).unwrap_err();
     /// assert_eq!(e.kind, ErrorKind::DepthLimit);
     /// # Ok::<(), lakecore::Error>(())
     /// ```
-    pub fn with_limits(window: &'a [u8], origin: u64, limits: Limits) -> Result<Self> {
+    pub fn parse_with(window: &'a [u8], options: &FooterOptions) -> Result<Self> {
+        let FooterOptions { origin, limits } = *options;
         let file_len = origin
             .checked_add(off(window.len()))
             .ok_or(Error::new(ErrorKind::ArithmeticOverflow, origin))?;

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::codec::bitpack::{width_for, BitPackWriter};
 use crate::codec::thrift::{FieldType, Writer};
-use crate::error::{off, Error, ErrorKind, Result};
+use crate::error::{off, Error, ErrorKind, Location, Result};
 use alloc::vec::Vec;
 
 /// A min/max pair with exactness flags.
@@ -142,9 +142,11 @@ impl FooterInput {
     /// Appends the modular footer (modules, root, trailer) to `out`, which holds the file so
     /// far (`PAR1` + data pages); offsets are positions in `out`.
     ///
-    /// Errors: [`ErrorKind::Mismatch`] when `chunks`/`physical_types` do not match the counts
-    /// or a column-index page has min/max on a null page; [`ErrorKind::LimitExceeded`] when a
-    /// count or length does not fit the format's i32 fields.
+    /// Errors name no byte (the output is not input): [`ErrorKind::Mismatch`] for the input
+    /// as a whole ([`Location::Whole`]) when `chunks`/`physical_types` do not match the
+    /// counts, or at the chunk ([`Location::Entry`], its index in `chunks`) whose column-index
+    /// page has min/max on a null page; [`ErrorKind::LimitExceeded`] ([`Location::Whole`])
+    /// when a count or length does not fit the format's fields.
     pub fn write(&self, out: &mut Vec<u8>) -> Result<()> {
         let g = self.row_group_num_rows.len();
         let c = self.num_columns as usize;
@@ -153,7 +155,7 @@ impl FooterInput {
             return Err(limit());
         }
         if self.chunks.len() != k || self.physical_types.len() != c {
-            return Err(Error::new(ErrorKind::Mismatch, 0));
+            return Err(Error::at_item(ErrorKind::Mismatch, Location::Whole, 0));
         }
         let mut dir: Vec<(Module, ModuleEncoding, u64, u64)> = Vec::new();
 
@@ -275,7 +277,7 @@ impl FooterInput {
                 let ords = Some(ordinals(i, g));
                 for p in &ci.pages {
                     if p.null_page && p.stats.min_max.is_some() {
-                        return Err(Error::new(ErrorKind::Mismatch, off(i)));
+                        return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
                     }
                 }
                 let ps: Vec<Option<&StatsInput>> =
@@ -369,8 +371,9 @@ impl FooterInput {
     }
 }
 
+/// A count or length too large for the format's fields: no item or byte to name.
 fn limit() -> Error {
-    Error::new(ErrorKind::LimitExceeded, 0)
+    Error::at_item(ErrorKind::LimitExceeded, Location::Whole, 0)
 }
 
 fn ordinals(k: usize, g: usize) -> (u32, u32) {
@@ -410,7 +413,9 @@ fn pack(values: impl Iterator<Item = u64> + Clone, width: u8, out: &mut Vec<u8>)
     Ok(())
 }
 
-/// Encodes one page (header + payload). `force_dense` requires every value present.
+/// Encodes one page (header + payload). `force_dense` requires every value present
+/// ([`ErrorKind::Mismatch`] at the first absent one, [`Location::Entry`], otherwise); counts
+/// too large for the header are [`ErrorKind::LimitExceeded`].
 pub fn encode_page(
     module: Module,
     array: MetadataArray,
@@ -420,11 +425,17 @@ pub fn encode_page(
 ) -> Result<Vec<u8>> {
     let n = values.len();
     let vt = value_type_of(array);
+    if force_dense {
+        if let Some(absent) = (0..n).find(|&i| !values.present(i)) {
+            return Err(Error::at_item(
+                ErrorKind::Mismatch,
+                Location::Entry,
+                off(absent),
+            ));
+        }
+    }
     let present: Vec<usize> = (0..n).filter(|&i| values.present(i)).collect();
     let sparse = present.len() != n;
-    if sparse && force_dense {
-        return Err(Error::new(ErrorKind::Mismatch, 0));
-    }
     let mut payload = Vec::new();
     let mut pos_width = 0u8;
     if sparse {

@@ -661,7 +661,12 @@ impl PreparedScan {
             return Err(Error::new(ErrorKind::Mismatch, 0));
         }
         let q = &self.query;
-        let mut rows = q.rows.clone().unwrap_or_default();
+        let mut rows: Vec<crate::select::RowRange> = q
+            .rows
+            .iter()
+            .flatten()
+            .map(|&(first, last)| crate::select::RowRange::new(first, last))
+            .collect();
         let mask = if !q.filters_partitions() {
             Vec::new()
         } else {

@@ -55,7 +55,12 @@ impl SidecarBytes {
 
     /// The validated view (validation is repeated; it costs one checksum pass).
     pub fn view(&self) -> crate::Result<Sidecar<'_>> {
-        Sidecar::validate(&self.bytes, self.facts)
+        Sidecar::parse_with(
+            &self.bytes,
+            &crate::sidecar::SidecarOptions {
+                facts: Some(self.facts),
+            },
+        )
     }
 }
 
@@ -122,7 +127,10 @@ pub fn read_sidecar_with<S: AsRef<str>>(
             Err(e) => return Ok(Err(NoSidecar::Io(e))),
         },
     };
-    if let Err(e) = Sidecar::validate(&bytes, facts) {
+    if let Err(e) = Sidecar::parse_with(
+        &bytes,
+        &crate::sidecar::SidecarOptions { facts: Some(facts) },
+    ) {
         return Ok(Err(NoSidecar::Invalid(e)));
     }
     if let (Some(c), false) = (cache, from_cache) {

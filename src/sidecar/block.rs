@@ -94,11 +94,12 @@ impl<'a> Block<'a> {
     /// The partition IDs of the block's entries, or `None` when unavailable.
     ///
     /// ```
-    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar, SidecarOptions};
     /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
     /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
     /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
-    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// let facts = ManifestFacts { length: 457, entries: 7 };
+    /// let sidecar = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) })?;
     /// // Block 0: entries (rows 0..=9, a, 1/4), (rows 5..=9, a, 1/4), (rows 20..=24, b, 1/8).
     /// let block = sidecar.blocks().next().unwrap();
     /// let ids: Vec<u32> = block.partition_ids().unwrap().collect::<Result<_, _>>()?;
@@ -127,11 +128,12 @@ impl<'a> Block<'a> {
     /// `None` when unavailable.
     ///
     /// ```
-    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar, SidecarOptions};
     /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
     /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
     /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
-    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// let facts = ManifestFacts { length: 457, entries: 7 };
+    /// let sidecar = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) })?;
     /// let envelopes: Vec<_> = sidecar.blocks().map(|b| b.row_id_envelope()).collect();
     /// assert_eq!(envelopes[0], Some((0, 24)));
     /// assert_eq!(envelopes[2], Some((20, i64::MAX as u64)));

@@ -3,10 +3,10 @@
 
 use super::dictionary::check_partition_tuple;
 use super::layout::MAX_LONG;
-use super::{Layout, ManifestFacts, Sidecar, MAGIC};
+use super::{Layout, ManifestFacts, Sidecar, SidecarOptions, MAGIC};
 use crate::codec::checksum;
 use crate::codec::varint::{push_deltas, push_u64, push_zigzag_deltas};
-use crate::error::{off, Error, ErrorKind, Result};
+use crate::error::{off, Error, ErrorKind, Location, Result};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
@@ -59,7 +59,10 @@ struct BlockAcc {
 /// Builds a sidecar block by block.
 ///
 /// ```
-/// use lakecore::sidecar::{BuildSettings, EntryCoverage, Layout, ManifestFacts, Sidecar, SidecarBuilder};
+/// use lakecore::sidecar::{
+///     BuildSettings, EntryCoverage, Layout, ManifestFacts, Sidecar, SidecarBuilder,
+///     SidecarOptions,
+/// };
 /// let header = b"Obj\x01\x00................................";
 /// let part = [0u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 /// let mut b = SidecarBuilder::new(BuildSettings::default(), header);
@@ -68,7 +71,8 @@ struct BlockAcc {
 ///                       first_row_id: Some(0), row_count: 10 })?;
 /// b.end_block()?;
 /// let bytes = b.finish(header.len() as u64 + 100)?;
-/// let s = Sidecar::validate(&bytes, ManifestFacts { length: 137, entries: 1 })?;
+/// let facts = ManifestFacts { length: 137, entries: 1 };
+/// let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) })?;
 /// assert_eq!(s.layout(), Layout::Fixed);
 /// # Ok::<(), lakecore::Error>(())
 /// ```
@@ -88,7 +92,8 @@ impl SidecarBuilder {
     ///
     /// ```
     /// use lakecore::sidecar::{
-    ///     BuildSettings, EntryCoverage, ManifestFacts, Query, RowRanges, Sidecar, SidecarBuilder,
+    ///     BuildSettings, EntryCoverage, ManifestFacts, Query, RowRange, RowRanges, Sidecar,
+    ///     SidecarBuilder, SidecarOptions,
     /// };
     /// let mut header = b"Obj\x01".to_vec();
     /// header.resize(21, 0); // the manifest's Avro header
@@ -109,8 +114,9 @@ impl SidecarBuilder {
     ///     b.end_block()?;
     /// }
     /// let bytes = b.finish(221)?;
-    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 221, entries: 4 })?;
-    /// let mut rows = [(105, 105)];
+    /// let facts = ManifestFacts { length: 221, entries: 4 };
+    /// let sidecar = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) })?;
+    /// let mut rows = [RowRange::single(105)];
     /// let query = Query::new().rows(RowRanges::normalize(&mut rows));
     /// let picked: Vec<u32> = sidecar.select(&query).map(|b| b.map(|b| b.id)).collect::<Result<_, _>>()?;
     /// assert_eq!(picked, [1]);
@@ -133,7 +139,8 @@ impl SidecarBuilder {
         self.settings
     }
 
-    /// Starts the block at manifest `offset` of `length` bytes.
+    /// Starts the block at manifest `offset` of `length` bytes; [`ErrorKind::InvalidValue`]
+    /// at byte `offset` (of the manifest) while another block is open.
     pub fn begin_block(&mut self, offset: u64, length: u64) -> Result<()> {
         if self.current.is_some() {
             return Err(Error::new(ErrorKind::InvalidValue, offset));
@@ -149,21 +156,25 @@ impl SidecarBuilder {
         Ok(())
     }
 
-    /// Adds one entry (ADD or DELETE) to the current block.
+    /// Adds one entry (ADD or DELETE) to the current block. Errors name the entry by its
+    /// ordinal in the manifest ([`Location::Entry`]): [`ErrorKind::InvalidValue`] when no
+    /// block is open, the partition tuple's framing error, [`ErrorKind::LimitExceeded`] when
+    /// the dictionary is full.
     pub fn add(&mut self, entry: EntryCoverage<'_>) -> Result<()> {
+        let ordinal = self.entries;
+        let at_entry = |kind| Error::at_item(kind, Location::Entry, ordinal);
         let block = self
             .current
             .as_mut()
-            .ok_or(Error::new(ErrorKind::InvalidValue, self.entries))?;
-        let ordinal = self.entries;
+            .ok_or(at_entry(ErrorKind::InvalidValue))?;
         match entry.partition {
             // Like Apache Paimon's builder: once a block's partition coverage is unavailable,
             // its later tuples are not added to the dictionary.
             Some(_) if block.partitions.is_none() => {}
             Some(tuple) => {
-                check_partition_tuple(tuple, 0).map_err(|e| Error::new(e.kind, ordinal))?;
+                check_partition_tuple(tuple, 0).map_err(|e| at_entry(e.kind))?;
                 let next = u32::try_from(self.dictionary.len())
-                    .map_err(|_| Error::new(ErrorKind::LimitExceeded, ordinal))?;
+                    .map_err(|_| at_entry(ErrorKind::LimitExceeded))?;
                 let id = *self.ids.entry(tuple.to_vec()).or_insert_with(|| {
                     self.dictionary.push(tuple.to_vec());
                     next
@@ -199,12 +210,15 @@ impl SidecarBuilder {
         Ok(())
     }
 
-    /// Ends the current block (it must have at least one entry).
+    /// Ends the current block (it must have at least one entry): [`ErrorKind::InvalidValue`]
+    /// at the next entry's ordinal when no block is open, [`ErrorKind::InvalidLength`] at the
+    /// empty block's manifest offset (a byte).
     pub fn end_block(&mut self) -> Result<()> {
-        let block = self
-            .current
-            .take()
-            .ok_or(Error::new(ErrorKind::InvalidValue, self.entries))?;
+        let block = self.current.take().ok_or(Error::at_item(
+            ErrorKind::InvalidValue,
+            Location::Entry,
+            self.entries,
+        ))?;
         if block.records == 0 {
             return Err(Error::new(ErrorKind::InvalidLength, block.offset));
         }
@@ -213,21 +227,33 @@ impl SidecarBuilder {
     }
 
     /// Serialises like [`finish`](Self::finish), also checking the caller's entry count
-    /// (`numAddedFiles + numDeletedFiles`) against the entries added
-    /// ([`ErrorKind::Mismatch`] otherwise).
+    /// (`numAddedFiles + numDeletedFiles`) against the entries added:
+    /// [`ErrorKind::Mismatch`] otherwise, at the first entry ordinal the two disagree on
+    /// (the smaller count).
     pub fn serialize(self, manifest_length: u64, entry_count: u64) -> Result<Vec<u8>> {
         if entry_count != self.entries {
-            return Err(Error::new(ErrorKind::Mismatch, entry_count));
+            let first_disputed = entry_count.min(self.entries);
+            return Err(Error::at_item(
+                ErrorKind::Mismatch,
+                Location::Entry,
+                first_disputed,
+            ));
         }
         self.finish(manifest_length)
     }
 
     /// Serialises the sidecar of a manifest of `manifest_length` bytes. The result is
     /// validated before it is returned. (Whether to build one at all, Paimon's write switch,
-    /// is the caller's decision.)
+    /// is the caller's decision.) A block still open is [`ErrorKind::InvalidValue`] at the
+    /// next entry's ordinal; a count or value too large for the layout is refused
+    /// ([`ErrorKind::LimitExceeded`], [`ErrorKind::OutOfBounds`]).
     pub fn finish(self, manifest_length: u64) -> Result<Vec<u8>> {
         if self.current.is_some() {
-            return Err(Error::new(ErrorKind::InvalidValue, self.entries));
+            return Err(Error::at_item(
+                ErrorKind::InvalidValue,
+                Location::Entry,
+                self.entries,
+            ));
         }
         let mut w = Writer {
             out: Vec::new(),
@@ -305,13 +331,11 @@ impl SidecarBuilder {
                 w.out.extend_from_slice(&sum.to_be_bytes());
             }
         }
-        Sidecar::validate(
-            &w.out,
-            ManifestFacts {
-                length: manifest_length,
-                entries: self.entries,
-            },
-        )?;
+        let facts = ManifestFacts {
+            length: manifest_length,
+            entries: self.entries,
+        };
+        Sidecar::parse_with(&w.out, &SidecarOptions { facts: Some(facts) })?;
         Ok(w.out)
     }
 }
@@ -375,7 +399,7 @@ impl Writer {
 
     fn rows_payload(&self, out: &mut Vec<u8>, merged: &[(u64, u64)]) -> Result<()> {
         let (Some(&(min, _)), Some(&(_, max))) = (merged.first(), merged.last()) else {
-            return Err(Error::new(ErrorKind::InvalidLength, 0));
+            return Err(Error::at_item(ErrorKind::InvalidLength, Location::Whole, 0));
         };
         let mut interior = Vec::with_capacity(merged.len().saturating_sub(1) * 2);
         for pair in merged.windows(2) {

@@ -8,7 +8,7 @@
 //!   building);
 //! * [`Layout::Compact`]: LEB128 varints, CRC-32 trailer (what Apache Paimon ships).
 //!
-//! [`Sidecar::validate`] checks everything once (checksum, every container field and bound,
+//! [`Sidecar::parse_with`] checks everything once (checksum, every container field and bound,
 //! block tiling, entry count, payload framing) without decoding delta streams and without
 //! allocating; the view then hands out borrowed sub-slices and lazy, checked iterators
 //! ([`PartitionIds`], [`RowIdIntervals`], [`BucketPairs`]). [`Query`] + [`Sidecar::select`]
@@ -22,13 +22,16 @@
 //! This file holds [`Sidecar`] and its accessors.
 //!
 //! ```
-//! use lakecore::sidecar::{Layout, ManifestFacts, Query, RowRanges, Sidecar};
+//! use lakecore::sidecar::{
+//!     Layout, ManifestFacts, Query, RowRange, RowRanges, Sidecar, SidecarOptions,
+//! };
 //! # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
 //! # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
 //! #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
-//! let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+//! let facts = ManifestFacts { length: 457, entries: 7 };
+//! let sidecar = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) })?;
 //! assert_eq!(sidecar.layout(), Layout::Compact);
-//! let mut rows = [(20, 20)];
+//! let mut rows = [RowRange::single(20)];
 //! let query = Query::new().rows(RowRanges::normalize(&mut rows));
 //! let firsts: Vec<u64> = sidecar
 //!     .select(&query)
@@ -58,7 +61,9 @@ pub use layout::{
     Layout, AVRO_MAGIC, COMPACT_MIN_LEN, COMPACT_TRAILER_LEN, ENCODING_UNAVAILABLE, ENCODING_V1,
     FIXED_TRAILER_LEN, FORMAT_VERSION, MAGIC, MIN_AVRO_HEADER_LEN, MIN_PARTITION_LEN,
 };
-pub use select::{PartitionMask, Query, RowRanges, SelectedBlock, Selection};
+pub use select::{BlockSelection, PartitionMask, Query, SelectedBlock};
+// The crate's shared row ranges, for `Query::rows` (also at their old path here).
+pub use crate::select::{RowRange, RowRanges};
 
 use crate::error::{off, Error, ErrorKind, Result};
 use block::BlockWalker;
@@ -102,8 +107,11 @@ pub struct Sidecar<'a> {
 }
 
 impl<'a> Sidecar<'a> {
-    /// Opens `bytes` as a self-described sidecar (no outside knowledge of the manifest); the
-    /// same checks as [`validate_self_described`](Self::validate_self_described).
+    /// Opens `bytes` as a self-described sidecar: the checks of
+    /// [`parse_with`](Self::parse_with) without outside knowledge of the manifest, so the
+    /// fixed layout's stored length and entry count are trusted and the compact layout's are
+    /// derived from the blocks (tiling end, record-count sum). When the manifest's metadata
+    /// is at hand, pass it to [`parse_with`](Self::parse_with) as [`ManifestFacts`].
     ///
     /// ```
     /// use lakecore::sidecar::Sidecar;
@@ -114,26 +122,13 @@ impl<'a> Sidecar<'a> {
         Self::validate_inner(bytes, None)
     }
 
-    /// Opens `bytes` as a sidecar with `options`: with `facts`, the same checks as
-    /// [`validate`](Self::validate); without, as [`parse`](Self::parse).
-    ///
-    /// ```
-    /// use lakecore::sidecar::{ManifestFacts, Sidecar, SidecarOptions};
-    /// use lakecore::ErrorKind;
-    /// let facts = ManifestFacts { length: 100, entries: 1 };
-    /// let options = SidecarOptions { facts: Some(facts), ..Default::default() };
-    /// assert_eq!(Sidecar::parse_with(b"AVRO", &options).unwrap_err().kind, ErrorKind::BadMagic);
-    /// ```
-    pub fn parse_with(bytes: &'a [u8], options: &SidecarOptions) -> Result<Self> {
-        Self::validate_inner(bytes, options.facts)
-    }
-
-    /// Validates `bytes` as a sidecar of the manifest described by `facts`.
+    /// Opens `bytes` as a sidecar with `options`: of the manifest `options.facts` describes,
+    /// or (`None`) self-described as in [`parse`](Self::parse).
     ///
     /// Checks, in order: magic, layout (byte 4), size, checksum, version, the stored
-    /// manifest length and entry count (fixed layout) against `facts`, the Avro header, the
+    /// manifest length and entry count (fixed layout) against the facts, the Avro header, the
     /// partition dictionary (framing, no duplicate tuples), every block (tiling from the
-    /// header's end to `facts.length`, record counts summing to `facts.entries`) and the
+    /// header's end to the manifest length, record counts summing to the entry count) and the
     /// framing of every coverage payload. Delta streams are not decoded here.
     ///
     /// The reported error follows that order: a checksum mismatch wins over any structural
@@ -144,16 +139,16 @@ impl<'a> Sidecar<'a> {
     /// dictionaries of up to 4096 tuples (a stack hash filter, about linear); larger ones are
     /// sorted (feature `alloc`: 32 bytes a tuple, O(n log n)) or, without `alloc`, compared
     /// pairwise (quadratic).
-    pub fn validate(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
-        Self::validate_inner(bytes, Some(facts))
-    }
-
-    /// Validates `bytes` without outside knowledge of the manifest: the fixed layout's stored
-    /// length and entry count are trusted; for the compact layout they are derived from the
-    /// blocks (tiling end, record-count sum). Use [`validate`](Self::validate) when the
-    /// manifest's metadata is at hand.
-    pub fn validate_self_described(bytes: &'a [u8]) -> Result<Self> {
-        Self::validate_inner(bytes, None)
+    ///
+    /// ```
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar, SidecarOptions};
+    /// use lakecore::ErrorKind;
+    /// let facts = ManifestFacts { length: 100, entries: 1 };
+    /// let options = SidecarOptions { facts: Some(facts), ..Default::default() };
+    /// assert_eq!(Sidecar::parse_with(b"AVRO", &options).unwrap_err().kind, ErrorKind::BadMagic);
+    /// ```
+    pub fn parse_with(bytes: &'a [u8], options: &SidecarOptions) -> Result<Self> {
+        Self::validate_inner(bytes, options.facts)
     }
 
     /// The layout of `bytes` (from magic and byte 4), without validating anything else.
@@ -248,11 +243,12 @@ impl<'a> Sidecar<'a> {
     /// [`ErrorKind::LimitExceeded`] otherwise).
     ///
     /// ```
-    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar, SidecarOptions};
     /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
     /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
     /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
-    /// let sidecar = Sidecar::validate(&bytes, ManifestFacts { length: 457, entries: 7 })?;
+    /// let facts = ManifestFacts { length: 457, entries: 7 };
+    /// let sidecar = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) })?;
     /// let mut scratch = [(0u32, 0u32); 16]; // caller memory: no allocation
     /// let index = sidecar.partition_index(&mut scratch)?;
     /// assert_eq!(index.len(), 2);
@@ -291,8 +287,8 @@ impl<'a> Sidecar<'a> {
     }
 
     /// The blocks a scan with `query` must read, in file order (see [`Query`]).
-    pub fn select<'q>(&self, query: &'q Query<'q>) -> Selection<'a, 'q> {
-        Selection::new(self.blocks(), query)
+    pub fn select<'q>(&self, query: &'q Query<'q>) -> BlockSelection<'a, 'q> {
+        BlockSelection::new(self.blocks(), query)
     }
 
     /// Evaluates `predicate` once per dictionary tuple into `scratch` (at least

@@ -1,63 +1,10 @@
-//! Block selection: a [`Query`] of up to three filters and the allocation-free [`Selection`]
-//! iterator that applies it block by block in the spec's order (row ID, partition, bucket).
+//! Block selection: a [`Query`] of up to three filters and the allocation-free
+//! [`BlockSelection`] iterator that applies it block by block in the spec's order (row ID,
+//! partition, bucket). Row ranges are the crate's shared [`RowRanges`].
 
 use super::{Block, Blocks};
 use crate::error::Result;
-
-/// Normalised row-ID ranges: inclusive `(first, last)` pairs, sorted, disjoint and
-/// non-adjacent. Built in place from caller memory, so no allocation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RowRanges<'q>(&'q [(u64, u64)]);
-
-impl<'q> RowRanges<'q> {
-    /// Normalises `ranges` in place (any order; ranges with `first > last` are dropped;
-    /// overlapping or adjacent ranges are merged) and borrows the normalised prefix.
-    ///
-    /// ```
-    /// use lakecore::sidecar::RowRanges;
-    /// let mut r = [(30, 40), (5, 9), (10, 12), (50, 1), (35, 60)];
-    /// assert_eq!(RowRanges::normalize(&mut r).as_slice(), &[(5, 12), (30, 60)]);
-    /// ```
-    pub fn normalize(ranges: &'q mut [(u64, u64)]) -> Self {
-        ranges.sort_unstable();
-        let mut kept = 0usize;
-        for i in 0..ranges.len() {
-            let Some(&(a, b)) = ranges.get(i) else { break };
-            if a > b {
-                continue;
-            }
-            if kept > 0 {
-                if let Some(last) = ranges.get_mut(kept - 1) {
-                    if a <= last.1.saturating_add(1) {
-                        last.1 = last.1.max(b);
-                        continue;
-                    }
-                }
-            }
-            if let Some(slot) = ranges.get_mut(kept) {
-                *slot = (a, b);
-            }
-            kept += 1;
-        }
-        RowRanges(ranges.get(..kept).unwrap_or_default())
-    }
-
-    /// Borrows already normalised ranges; `None` unless they are sorted, each `first <=
-    /// last`, and each next `first` lies beyond the previous `last`.
-    pub fn new(ranges: &'q [(u64, u64)]) -> Option<Self> {
-        let ok = ranges.iter().all(|&(a, b)| a <= b)
-            && ranges.windows(2).all(|w| match w {
-                [(_, b), (c, _)] => c > b,
-                _ => true,
-            });
-        ok.then_some(RowRanges(ranges))
-    }
-
-    /// The normalised ranges.
-    pub fn as_slice(&self) -> &'q [(u64, u64)] {
-        self.0
-    }
-}
+use crate::select::{RowRange, RowRanges};
 
 /// The partition predicate evaluated once per dictionary entry: `mask[id]` says whether
 /// tuple `id` passes. IDs beyond the mask do not pass.
@@ -83,8 +30,8 @@ impl<'q> PartitionMask<'q> {
 /// Up to three optional filters; a missing filter passes every block.
 ///
 /// ```
-/// use lakecore::sidecar::{PartitionMask, Query, RowRanges};
-/// let mut rows = [(0, 99)];
+/// use lakecore::sidecar::{PartitionMask, Query, RowRange, RowRanges};
+/// let mut rows = [RowRange::new(0, 99)];
 /// let mask = [true, false];
 /// let even = |bucket: i32, _total: i32| bucket % 2 == 0;
 /// let q = Query::new()
@@ -144,7 +91,7 @@ impl<'q> Query<'q> {
     /// way is an error.
     pub fn keeps(&self, block: &Block<'_>) -> Result<bool> {
         if let (Some(ranges), Some(envelope)) = (self.rows, block.row_id_envelope()) {
-            if !rows_hit(ranges.0, envelope, block)? {
+            if !rows_hit(ranges.as_slice(), envelope, block)? {
                 return Ok(false);
             }
         }
@@ -179,10 +126,10 @@ impl<'q> Query<'q> {
 
 /// Envelope first, then intervals until the first hit (merge walk over sorted ranges).
 #[inline]
-fn rows_hit(ranges: &[(u64, u64)], (min, max): (u64, u64), block: &Block<'_>) -> Result<bool> {
-    let mut i = ranges.partition_point(|&(_, last)| last < min);
+fn rows_hit(ranges: &[RowRange], (min, max): (u64, u64), block: &Block<'_>) -> Result<bool> {
+    let mut i = ranges.partition_point(|r| r.last < min);
     match ranges.get(i) {
-        Some(&(first, _)) if first <= max => {}
+        Some(r) if r.first <= max => {}
         _ => return Ok(false),
     }
     let Some(intervals) = block.try_row_ids()? else {
@@ -190,15 +137,15 @@ fn rows_hit(ranges: &[(u64, u64)], (min, max): (u64, u64), block: &Block<'_>) ->
     };
     for interval in intervals {
         let (s, e) = interval?;
-        while let Some(&(_, last)) = ranges.get(i) {
-            if last < s {
+        while let Some(r) = ranges.get(i) {
+            if r.last < s {
                 i += 1;
             } else {
                 break;
             }
         }
         match ranges.get(i) {
-            Some(&(first, _)) if first <= e => return Ok(true),
+            Some(r) if r.first <= e => return Ok(true),
             Some(_) => {}
             None => return Ok(false),
         }
@@ -231,15 +178,15 @@ impl SelectedBlock {
 /// The selected blocks in file order; yields an error (then stops) when a malformed delta
 /// stream is met. See [`super::Sidecar::select`].
 #[derive(Clone, Debug)]
-pub struct Selection<'a, 'q> {
+pub struct BlockSelection<'a, 'q> {
     blocks: Blocks<'a>,
     query: &'q Query<'q>,
     failed: bool,
 }
 
-impl<'a, 'q> Selection<'a, 'q> {
+impl<'a, 'q> BlockSelection<'a, 'q> {
     pub(super) fn new(blocks: Blocks<'a>, query: &'q Query<'q>) -> Self {
-        Selection {
+        BlockSelection {
             blocks,
             query,
             failed: false,
@@ -247,7 +194,7 @@ impl<'a, 'q> Selection<'a, 'q> {
     }
 }
 
-impl Iterator for Selection<'_, '_> {
+impl Iterator for BlockSelection<'_, '_> {
     type Item = Result<SelectedBlock>;
 
     fn next(&mut self) -> Option<Result<SelectedBlock>> {
@@ -276,4 +223,4 @@ impl Iterator for Selection<'_, '_> {
     }
 }
 
-impl core::iter::FusedIterator for Selection<'_, '_> {}
+impl core::iter::FusedIterator for BlockSelection<'_, '_> {}

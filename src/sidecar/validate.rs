@@ -102,10 +102,10 @@ fn checksum_ok(layout: Layout, body: &[u8], stored: &[u8]) -> bool {
 }
 
 impl<'a> Sidecar<'a> {
-    /// [`validate`](Self::validate) with the checksum computed on a second thread while the
-    /// structure is walked on the caller's (for large sidecars the walk then costs no wall
-    /// time next to the hash). Results and error precedence are those of `validate`: a
-    /// checksum mismatch wins over any structural error.
+    /// [`parse_with`](Self::parse_with) (with `facts`) with the checksum computed on a second
+    /// thread while the structure is walked on the caller's (for large sidecars the walk then
+    /// costs no wall time next to the hash). Results and error precedence are those of
+    /// `parse_with`: a checksum mismatch wins over any structural error.
     ///
     /// ```
     /// use lakecore::sidecar::{ManifestFacts, Sidecar};
@@ -151,8 +151,8 @@ impl<'a> Sidecar<'a> {
         Ok((layout, body, stored))
     }
 
-    /// The checks of [`Sidecar::validate`] (`facts` known) and
-    /// [`Sidecar::parse`] (`facts` derived).
+    /// The checks of [`Sidecar::parse_with`]: with `facts` known, or (`None`) derived as
+    /// [`Sidecar::parse`] does.
     pub(super) fn validate_inner(bytes: &'a [u8], facts: Option<ManifestFacts>) -> Result<Self> {
         let (layout, body, stored) = Self::split(bytes)?;
         match layout {

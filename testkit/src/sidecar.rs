@@ -190,7 +190,9 @@ pub fn reseal(bytes: &mut [u8]) {
 /// every accessor and iterator and a few selections. Must never panic; returns whether the
 /// input validated.
 pub fn drive(bytes: &[u8]) -> bool {
-    use lakecore::sidecar::{BinaryRow, PartitionMask, Query, RowRanges, Sidecar};
+    use lakecore::sidecar::{
+        BinaryRow, PartitionMask, Query, RowRange, RowRanges, Sidecar, SidecarOptions,
+    };
     let Ok(s) = Sidecar::parse(bytes) else {
         return false;
     };
@@ -199,7 +201,7 @@ pub fn drive(bytes: &[u8]) -> bool {
         length: s.manifest_length(),
         entries: s.entry_count(),
     };
-    assert!(Sidecar::validate(bytes, facts).is_ok());
+    assert!(Sidecar::parse_with(bytes, &SidecarOptions { facts: Some(facts) }).is_ok());
     let mut n = 0u32;
     let mut scratch = vec![(0u32, 0u32); s.partition_count() as usize];
     let index = s.partition_index(&mut scratch).unwrap();
@@ -253,7 +255,7 @@ pub fn drive(bytes: &[u8]) -> bool {
     assert_eq!(first, s.entry_count());
     let mask: Vec<bool> = (0..s.partition_count()).map(|i| i % 2 == 0).collect();
     let odd = |b: i32, _t: i32| b % 2 == 1;
-    let mut ranges = [(0u64, 100u64), (1 << 32, u64::MAX >> 1)];
+    let mut ranges = [RowRange::new(0, 100), RowRange::new(1 << 32, u64::MAX >> 1)];
     let q = Query::new()
         .rows(RowRanges::normalize(&mut ranges))
         .partitions(PartitionMask::new(&mask))

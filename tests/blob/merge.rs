@@ -5,7 +5,7 @@
 #![cfg(feature = "std")]
 
 use lakecore::blob::{BlobFile, FallbackMerge, LayerFile, MergeOptions, RowRange};
-use lakecore::ErrorKind;
+use lakecore::{ErrorKind, Location};
 
 use lakecore_testkit::blob::{merge, model, spec, write, Out, Spec};
 
@@ -272,6 +272,68 @@ fn construction_errors() {
             .count(),
         0
     );
+}
+
+#[test]
+fn errors_name_rows_ranges_entries_and_layers_not_bytes() {
+    // Each merge error says what its number counts, and `Display` says it too.
+    let overlap = [
+        spec(1, 0, &["a", "b", "c"]),
+        spec(1, 2, &["d"]),
+        spec(2, 0, &["x"]),
+    ];
+    let e = merge(&overlap, MergeOptions::default()).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::Duplicate, Location::Row, 2)
+    );
+    assert_eq!(e.to_string(), "duplicate at row 2");
+    let placeholder = [spec(5, 0, &["c0", "c1"]), spec(5, 10, &["c10", "P"])];
+    let e = merge(&placeholder, MergeOptions::default()).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::InvalidValue, Location::Row, 11)
+    );
+    assert_eq!(e.to_string(), "invalid value at row 11");
+    let specs = worked_example();
+    let ranges = [RowRange::new(0, 1), RowRange::new(7, 5)];
+    let options = MergeOptions {
+        ranges: Some(&ranges),
+        deleted: &[],
+    };
+    let e = merge(&specs, options).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::InvalidValue, Location::Range, 1)
+    );
+    assert_eq!(e.to_string(), "invalid value at range 1");
+    let options = MergeOptions {
+        ranges: None,
+        deleted: &[1, 3, 3],
+    };
+    let e = merge(&specs, options).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::NotSorted, Location::Entry, 2)
+    );
+    assert_eq!(e.to_string(), "not sorted at entry 2");
+    let bytes = write(&["v"]);
+    let mut files: Vec<LayerFile> = (0..5)
+        .map(|seq| LayerFile {
+            file: BlobFile::parse(&bytes).unwrap(),
+            first_row_id: 0,
+            max_sequence_number: seq,
+        })
+        .collect();
+    let e = FallbackMerge::<'_, '_, 4>::with_max_layers(&mut files, MergeOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::LimitExceeded, Location::Layer, 4)
+    );
+    assert_eq!(e.to_string(), "limit exceeded at layer 4");
+    // Item locations are not byte offsets: placing the error in a file leaves them alone.
+    assert_eq!(e.shifted(1000), e);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-use lakecore::blob::{BlobFile, CrcCoverage, Expected, Row, RowRange};
+use lakecore::blob::{BlobFile, BlobOptions, CrcCoverage, Expected, Row, RowRange};
 use lakecore::codec::checksum::sha256;
 use lakecore_testkit::data::{blob_files, oracle};
 use lakecore_testkit::hex::hex;
@@ -21,7 +21,7 @@ fn every_real_file_matches_its_oracle() {
             row_count: Some(row_count),
             file_size: Some(oracle["file_size"].as_u64().unwrap()),
         };
-        let file = BlobFile::with_expected(&bytes, expected)
+        let file = BlobFile::parse_with(&bytes, &BlobOptions { expected })
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(
             file.data_len(),
@@ -116,11 +116,13 @@ fn real_files_reject_wrong_expectations() {
         let bytes = std::fs::read(&path).unwrap();
         let oracle = oracle(&path);
         let rows = oracle["row_count"].as_u64().unwrap();
-        let e = BlobFile::with_expected(
+        let e = BlobFile::parse_with(
             &bytes,
-            Expected {
-                row_count: Some(rows + 1),
-                file_size: None,
+            &BlobOptions {
+                expected: Expected {
+                    row_count: Some(rows + 1),
+                    file_size: None,
+                },
             },
         )
         .unwrap_err();
@@ -129,11 +131,13 @@ fn real_files_reject_wrong_expectations() {
             e.offset,
             oracle["trailer"]["index_offset"].as_u64().unwrap()
         );
-        let e = BlobFile::with_expected(
+        let e = BlobFile::parse_with(
             &bytes,
-            Expected {
-                row_count: None,
-                file_size: Some(bytes.len() as u64 - 1),
+            &BlobOptions {
+                expected: Expected {
+                    row_count: None,
+                    file_size: Some(bytes.len() as u64 - 1),
+                },
             },
         )
         .unwrap_err();

@@ -13,7 +13,7 @@ use lakecore::blob::{
     encode_array, encode_map, BlobArray, BlobDescriptor, BlobFile, BlobMap, BlobWriter,
     CrcCoverage, CrcMode, IoSink, Row, RowRange, DESCRIPTOR_MAGIC,
 };
-use lakecore::{Error, ErrorKind};
+use lakecore::{Error, ErrorKind, Location};
 
 use lakecore_testkit::blob::exercise;
 
@@ -157,26 +157,30 @@ fn rule4_lengths_tile_the_data_region() {
 
 #[test]
 fn rule5_expected_row_count_and_size() {
-    use lakecore::blob::Expected;
+    use lakecore::blob::{BlobOptions, Expected};
     let ok = Expected {
         row_count: Some(3),
         file_size: Some(30),
     };
-    assert!(BlobFile::with_expected(&G2, ok).is_ok());
-    let e = BlobFile::with_expected(
+    assert!(BlobFile::parse_with(&G2, &BlobOptions { expected: ok }).is_ok());
+    let e = BlobFile::parse_with(
         &G2,
-        Expected {
-            row_count: Some(2),
-            ..ok
+        &BlobOptions {
+            expected: Expected {
+                row_count: Some(2),
+                ..ok
+            },
         },
     )
     .unwrap_err();
     assert_eq!((e.kind, e.offset), (ErrorKind::Mismatch, 22));
-    let e = BlobFile::with_expected(
+    let e = BlobFile::parse_with(
         &G2,
-        Expected {
-            file_size: Some(31),
-            ..ok
+        &BlobOptions {
+            expected: Expected {
+                file_size: Some(31),
+                ..ok
+            },
         },
     )
     .unwrap_err();
@@ -255,6 +259,44 @@ fn selection_checks_and_skips() {
     assert_eq!(picked[0].1.payload(), Some(&b"inline"[..]));
     assert_eq!(picked[1], (2, Row::Placeholder));
     assert_eq!(file.select(&[]).unwrap().count(), 0);
+}
+
+#[test]
+fn selection_errors_name_the_range_not_a_byte() {
+    use lakecore::select::RowRanges;
+    let file = BlobFile::parse(&G2).unwrap();
+    let e = file
+        .select(&[RowRange::new(0, 0), RowRange::new(2, 3)])
+        .unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::OutOfBounds, Location::Range, 1)
+    );
+    assert_eq!(e.to_string(), "value out of bounds at range 1");
+    let unsorted = [RowRange::new(1, 1), RowRange::new(0, 0)];
+    let e = file.select(&unsorted).unwrap_err();
+    assert_eq!(e.to_string(), "not sorted at range 1");
+    // The shared checker says the same, and the view's own check agrees with it.
+    assert_eq!(RowRanges::try_new(&unsorted).unwrap_err(), e);
+    assert_eq!(RowRanges::new(&unsorted), None);
+    let e = RowRanges::try_new(&[RowRange::new(2, 1)]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::InvalidValue, Location::Range, 0)
+    );
+    assert_eq!(e.to_string(), "invalid value at range 0");
+    // Normalised ranges always pass: the same rows, in selection order.
+    let mut any = [
+        RowRange::new(2, 2),
+        RowRange::new(0, 1),
+        RowRange::new(1, 0),
+    ];
+    let rows: Vec<u64> = file
+        .select(RowRanges::normalize(&mut any).as_slice())
+        .unwrap()
+        .map(|(row, _)| row)
+        .collect();
+    assert_eq!(rows, [0, 1, 2]);
 }
 
 #[test]
@@ -458,7 +500,7 @@ fn nested_map_checks() {
             &mut dup
         )
         .unwrap_err(),
-        Error::new(ErrorKind::Duplicate, 2)
+        Error::at_item(ErrorKind::Duplicate, Location::Entry, 2)
     );
 }
 
@@ -481,7 +523,7 @@ fn nested_map_duplicates_in_large_maps() {
     entries[150].0 = Some(&keys[20]);
     assert_eq!(
         encode_map(entries, &mut Vec::new()).unwrap_err(),
-        Error::new(ErrorKind::Duplicate, 150)
+        Error::at_item(ErrorKind::Duplicate, Location::Entry, 150)
     );
 }
 

@@ -10,7 +10,8 @@
 
 use lakecore::codec::thrift::{FieldType, Writer};
 use lakecore::footer::{
-    encode_page, FooterInput, Limits, MetadataArray as A, ModularFooter, Module, Values,
+    encode_page, FooterInput, FooterOptions, Limits, MetadataArray as A, ModularFooter, Module,
+    Values,
 };
 use lakecore::{Error, ErrorKind};
 use lakecore_testkit::footer::{build, check_against_input, random_input};
@@ -34,7 +35,7 @@ fn round_trips_random_footers() {
             check_against_input(&footer, &input);
             // The same through a fetched tail that starts at the metadata.
             let start = footer.metadata_start() as usize;
-            let tail = ModularFooter::new(&file[start..], start as u64).unwrap();
+            let tail = open_tail(&file[start..], start as u64).unwrap();
             check_against_input(&tail, &input);
         }
     }
@@ -47,7 +48,7 @@ fn tail_too_short_asks_for_exact_bytes() {
     let footer = ModularFooter::parse(&file).unwrap();
     let root = footer.root_offset() as usize;
     // Only the root and trailer: the descriptors are needed.
-    let e = ModularFooter::new(&file[root..], root as u64).unwrap_err();
+    let e = open_tail(&file[root..], root as u64).unwrap_err();
     match e.kind {
         ErrorKind::NeedsBytes { end } => {
             assert!(e.offset < root as u64 && end <= root as u64);
@@ -55,11 +56,12 @@ fn tail_too_short_asks_for_exact_bytes() {
             // Fetching from the asked offset makes progress (eventually succeeds).
             let mut start = lo;
             loop {
-                match ModularFooter::new(&file[start..], start as u64) {
+                match open_tail(&file[start..], start as u64) {
                     Ok(_) => break,
                     Err(Error {
                         kind: ErrorKind::NeedsBytes { .. },
                         offset,
+                        ..
                     }) => {
                         assert!((offset as usize) < start);
                         start = offset as usize;
@@ -72,7 +74,7 @@ fn tail_too_short_asks_for_exact_bytes() {
     }
     // Trailer only.
     let n = file.len();
-    let e = ModularFooter::new(&file[n - 3..], n as u64 - 3).unwrap_err();
+    let e = open_tail(&file[n - 3..], n as u64 - 3).unwrap_err();
     assert!(matches!(e.kind, ErrorKind::NeedsBytes { .. }));
 }
 
@@ -490,9 +492,18 @@ fn assemble(t: T) -> Vec<u8> {
     a.out
 }
 
+/// Opens the footer in `window`, the tail of a file from offset `origin` on.
+fn open_tail(window: &[u8], origin: u64) -> Result<ModularFooter<'_>, Error> {
+    let options = FooterOptions {
+        origin,
+        ..FooterOptions::default()
+    };
+    ModularFooter::parse_with(window, &options)
+}
+
 /// Opens and fully validates (every accessor of every chunk) the assembled footer.
 fn open_all(file: &[u8], limits: Limits) -> Result<(), Error> {
-    let f = ModularFooter::with_limits(file, 0, limits)?;
+    let f = ModularFooter::parse_with(file, &FooterOptions { origin: 0, limits })?;
     f.validate()?;
     for c in 0..f.num_columns() {
         for g in 0..f.num_row_groups() {
@@ -790,6 +801,35 @@ fn mutated_footers_never_panic() {
     }
     for cut in start..file.len() {
         let _ = ModularFooter::parse(&file[..cut]);
-        let _ = ModularFooter::new(&file[cut..], cut as u64);
+        let _ = open_tail(&file[cut..], cut as u64);
     }
+}
+
+#[test]
+fn writer_errors_name_no_byte() {
+    use lakecore::error::Location;
+    // Chunks that do not match the column and row-group counts: the input as a whole.
+    let mut input = FooterInput::flat(&["id"], &[2], &[10]);
+    input.chunks.clear();
+    let e = input.write(&mut b"PAR1".to_vec()).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::Mismatch, Location::Whole, 0)
+    );
+    assert_eq!(e.to_string(), "mismatch");
+    // A dense page with a value missing: the first missing value.
+    let values = [Some(4), Some(5), None, None];
+    let e = encode_page(
+        Module::Placement,
+        A::DataPageOffset,
+        &Values::Ints(&values),
+        None,
+        true,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::Mismatch, Location::Entry, 2)
+    );
+    assert_eq!(e.to_string(), "mismatch at entry 2");
 }

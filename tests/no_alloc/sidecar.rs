@@ -2,14 +2,16 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-use lakecore::sidecar::{BinaryRow, ManifestFacts, Query, RowRanges, Sidecar};
+use lakecore::sidecar::{
+    BinaryRow, ManifestFacts, Query, RowRange, RowRanges, Sidecar, SidecarOptions,
+};
 use lakecore_testkit::counting;
 use lakecore_testkit::data::{data, golden};
 
 /// Everything a scan does with a sidecar, on stack memory only; returns a checksum of the
 /// results so nothing is optimised away.
 fn scan(bytes: &[u8], facts: ManifestFacts) -> u64 {
-    let s = Sidecar::validate(bytes, facts).unwrap();
+    let s = Sidecar::parse_with(bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
     let mut acc = 0u64;
     for b in s.blocks() {
         for id in b.partition_ids().into_iter().flatten() {
@@ -40,7 +42,11 @@ fn scan(bytes: &[u8], facts: ManifestFacts) -> u64 {
                 == 0
         })
         .unwrap();
-    let mut ranges = [(20u64, 20u64), (2800, 2900), (0, 5)];
+    let mut ranges = [
+        RowRange::single(20),
+        RowRange::new(2800, 2900),
+        RowRange::new(0, 5),
+    ];
     let even = |b: i32, _: i32| b % 2 == 0;
     let q = Query::new()
         .rows(RowRanges::normalize(&mut ranges))

@@ -416,7 +416,10 @@ fn the_warehouse_has_manifests_and_lists_of_each_codec() {
         .collect();
     codecs.sort();
     codecs.dedup();
-    assert_eq!(codecs, ["bzip2", "deflate", "null", "snappy", "xz", "zstandard"]);
+    assert_eq!(
+        codecs,
+        ["bzip2", "deflate", "null", "snappy", "xz", "zstandard"]
+    );
 }
 
 #[test]

@@ -3,9 +3,10 @@
 #![cfg(feature = "std")]
 
 use lakecore::sidecar::{
-    BinaryRow, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
+    BinaryRow, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
+    SidecarOptions,
 };
-use lakecore::ErrorKind;
+use lakecore::{ErrorKind, Location};
 use lakecore_testkit::sidecar::*;
 use lakecore_testkit::{data::golden, hex::hex};
 
@@ -13,6 +14,8 @@ const FACTS: ManifestFacts = ManifestFacts {
     length: 457,
     entries: 7,
 };
+/// The options that check a sidecar against [`FACTS`].
+const OPTIONS: SidecarOptions = SidecarOptions { facts: Some(FACTS) };
 
 const GOLDEN: [(&str, Layout, bool); 4] = [
     ("compact-v1.hex", Layout::Compact, true),
@@ -43,7 +46,7 @@ fn golden_views_expose_header_dictionary_blocks_and_coverage() {
     let b = partition(9, None);
     for (name, layout, cov) in GOLDEN {
         let bytes = golden(name);
-        let s = Sidecar::validate(&bytes, FACTS).unwrap();
+        let s = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         assert_eq!(s.layout(), layout);
         assert_eq!(s.avro_header(), &golden_header()[..]);
         assert_eq!(s.partitions().collect::<Vec<_>>(), vec![&a[..], &b[..]]);
@@ -105,8 +108,9 @@ fn golden_views_expose_header_dictionary_blocks_and_coverage() {
     }
 }
 
-fn select_rows(s: &Sidecar<'_>, ranges: &mut [(u64, u64)]) -> Vec<u64> {
-    let q = Query::new().rows(RowRanges::normalize(ranges));
+fn select_rows(s: &Sidecar<'_>, ranges: &[(u64, u64)]) -> Vec<u64> {
+    let mut ranges: Vec<RowRange> = ranges.iter().map(|&(a, b)| RowRange::new(a, b)).collect();
+    let q = Query::new().rows(RowRanges::normalize(&mut ranges));
     s.select(&q).map(|b| b.unwrap().first_record).collect()
 }
 
@@ -135,24 +139,24 @@ fn golden_row_queries_hit_and_miss() {
     ];
     for name in ["compact-v1.hex", "fixed-v1.hex"] {
         let bytes = golden(name);
-        let s = Sidecar::validate(&bytes, FACTS).unwrap();
+        let s = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         for r in hits {
             assert!(
-                !select_rows(&s, &mut [(r, r)]).is_empty(),
+                !select_rows(&s, &[(r, r)]).is_empty(),
                 "{name}: row {r} must hit"
             );
         }
         for r in misses {
             assert!(
-                select_rows(&s, &mut [(r, r)]).is_empty(),
+                select_rows(&s, &[(r, r)]).is_empty(),
                 "{name}: row {r} must miss"
             );
         }
-        assert_eq!(select_rows(&s, &mut [(20, 20)]), [0, 5]);
-        assert!(select_rows(&s, &mut [(16, 16)]).is_empty());
-        assert!(select_rows(&s, &mut [(25, 40), (10, 19)]).is_empty());
+        assert_eq!(select_rows(&s, &[(20, 20)]), [0, 5]);
+        assert!(select_rows(&s, &[(16, 16)]).is_empty());
+        assert!(select_rows(&s, &[(25, 40), (10, 19)]).is_empty());
         assert!(
-            select_rows(&s, &mut []).is_empty(),
+            select_rows(&s, &[]).is_empty(),
             "empty list rejects covered blocks"
         );
         let all: Vec<u64> = s
@@ -167,9 +171,9 @@ fn golden_row_queries_hit_and_miss() {
         "fixed-v1-no-rowid-no-bucket.hex",
     ] {
         let bytes = golden(name);
-        let s = Sidecar::validate(&bytes, FACTS).unwrap();
-        assert_eq!(select_rows(&s, &mut [(16, 16)]), [0, 3, 5]);
-        assert_eq!(select_rows(&s, &mut []), [0, 3, 5]);
+        let s = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
+        assert_eq!(select_rows(&s, &[(16, 16)]), [0, 3, 5]);
+        assert_eq!(select_rows(&s, &[]), [0, 3, 5]);
     }
 }
 
@@ -177,7 +181,7 @@ fn golden_row_queries_hit_and_miss() {
 fn golden_partition_and_bucket_queries() {
     for (name, _, cov) in GOLDEN {
         let bytes = golden(name);
-        let s = Sidecar::validate(&bytes, FACTS).unwrap();
+        let s = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         let mut calls = 0;
         let mut scratch = [false; 4];
         let mask = s
@@ -201,7 +205,7 @@ fn golden_partition_and_bucket_queries() {
             .collect();
         assert_eq!(got, if cov { vec![0, 3] } else { vec![0, 3, 5] });
         let bucket3 = |b: i32, _: i32| b == 3;
-        let mut rows = [(0u64, 9u64)];
+        let mut rows = [RowRange::new(0, 9)];
         let q = Query::new()
             .rows(RowRanges::normalize(&mut rows))
             .buckets(&bucket3);
@@ -219,7 +223,7 @@ fn every_byte_flip_and_truncation_is_rejected() {
             for bit in 0..8 {
                 let mut m = bytes.clone();
                 m[i] ^= 1 << bit;
-                let e = Sidecar::validate(&m, FACTS).unwrap_err();
+                let e = Sidecar::parse_with(&m, &OPTIONS).unwrap_err();
                 // Past the layout byte, a flip in the body is a checksum mismatch (the
                 // checksum wins over any structural error, also where the fixed layout
                 // hashes while it walks).
@@ -236,7 +240,7 @@ fn every_byte_flip_and_truncation_is_rejected() {
         }
         for n in 0..bytes.len() {
             assert!(
-                Sidecar::validate(&bytes[..n], FACTS).is_err(),
+                Sidecar::parse_with(&bytes[..n], &OPTIONS).is_err(),
                 "{name}: truncated to {n}"
             );
         }
@@ -247,20 +251,24 @@ fn every_byte_flip_and_truncation_is_rejected() {
 fn caller_facts_must_match() {
     for (name, _, _) in GOLDEN {
         let bytes = golden(name);
-        let e = Sidecar::validate(
+        let e = Sidecar::parse_with(
             &bytes,
-            ManifestFacts {
-                length: 458,
-                entries: 7,
+            &SidecarOptions {
+                facts: Some(ManifestFacts {
+                    length: 458,
+                    entries: 7,
+                }),
             },
         )
         .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Mismatch, "{name}");
-        let e = Sidecar::validate(
+        let e = Sidecar::parse_with(
             &bytes,
-            ManifestFacts {
-                length: 457,
-                entries: 8,
+            &SidecarOptions {
+                facts: Some(ManifestFacts {
+                    length: 457,
+                    entries: 8,
+                }),
             },
         )
         .unwrap_err();
@@ -274,20 +282,20 @@ fn caller_facts_must_match() {
 fn parallel_validation_agrees_with_sequential() {
     for (name, _, _) in GOLDEN {
         let bytes = golden(name);
-        let seq = Sidecar::validate(&bytes, FACTS).unwrap();
+        let seq = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
         let par = Sidecar::validate_parallel(&bytes, FACTS).unwrap();
         assert_eq!(seq.block_count(), par.block_count());
         for i in (0..bytes.len()).step_by(7) {
             let mut m = bytes.clone();
             m[i] ^= 0x10;
             assert_eq!(
-                Sidecar::validate(&m, FACTS).unwrap_err(),
+                Sidecar::parse_with(&m, &OPTIONS).unwrap_err(),
                 Sidecar::validate_parallel(&m, FACTS).unwrap_err()
             );
             // With a resealed trailer the structural error must be the same too.
             reseal(&mut m);
             assert_eq!(
-                Sidecar::validate(&m, FACTS).err(),
+                Sidecar::parse_with(&m, &OPTIONS).err(),
                 Sidecar::validate_parallel(&m, FACTS).err(),
                 "{name} byte {i}"
             );
@@ -303,7 +311,10 @@ fn parallel_validation_agrees_with_sequential() {
             },
         ] {
             let e = Sidecar::validate_parallel(&bytes, facts).unwrap_err();
-            assert_eq!(Some(e), Sidecar::validate(&bytes, facts).err());
+            assert_eq!(
+                Some(e),
+                Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).err()
+            );
         }
     }
 }
@@ -334,9 +345,53 @@ fn serialize_checks_the_entry_count() {
         make().serialize(457, 8).unwrap_err().kind,
         ErrorKind::Mismatch
     );
+    // The error names the first entry the counts disagree on, not a byte.
+    let e = make().serialize(457, 8).unwrap_err();
+    assert_eq!((e.at, e.offset), (Location::Entry, 7));
+    assert_eq!(e.to_string(), "mismatch at entry 7");
+    let e = make().serialize(457, 5).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::Mismatch, Location::Entry, 5)
+    );
     // A manifest length that the blocks do not tile is refused too.
     assert_eq!(
         make().serialize(458, 7).unwrap_err().kind,
         ErrorKind::Mismatch
     );
+}
+
+#[test]
+fn builder_errors_name_the_entry_not_a_byte() {
+    use lakecore::sidecar::{EntryCoverage, SidecarBuilder};
+    let entry = |partition: &'static [u8]| EntryCoverage {
+        partition: Some(partition),
+        bucket: Some(0),
+        total_buckets: Some(1),
+        first_row_id: Some(0),
+        row_count: 1,
+    };
+    const UNPARTITIONED: &[u8] = &[0; 12];
+    let mut b = SidecarBuilder::new(settings(Layout::Compact, true, true), &golden_header());
+    // No block open yet: entry 0 has nowhere to go.
+    let e = b.add(entry(UNPARTITIONED)).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::InvalidValue, Location::Entry, 0)
+    );
+    assert_eq!(e.to_string(), "invalid value at entry 0");
+    b.begin_block(21, 100).unwrap();
+    b.add(entry(UNPARTITIONED)).unwrap();
+    b.add(entry(UNPARTITIONED)).unwrap();
+    // A partition tuple shorter than its arity and null bits: entry 2, whatever the bytes.
+    let e = b.add(entry(&[0, 0, 0, 1])).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at, e.offset),
+        (ErrorKind::InvalidLength, Location::Entry, 2)
+    );
+    assert_eq!(e.to_string(), "invalid length at entry 2");
+    // Finishing with the block still open: the next entry would be 2.
+    let e = b.finish(121).unwrap_err();
+    assert_eq!((e.at, e.offset), (Location::Entry, 2));
+    assert_eq!(e.to_string(), "invalid value at entry 2");
 }

@@ -6,7 +6,9 @@
 use lakecore::io::{coalesce, map_file, read_spans, span_slices, ByteCache as SidecarCache};
 use lakecore::paimon::manifest::decode_entries;
 use lakecore::paimon::sidecar::{read_sidecar, read_sidecar_with, NoSidecar};
-use lakecore::sidecar::{ManifestFacts, Query, RowRanges, SelectedBlock, Sidecar};
+use lakecore::sidecar::{
+    ManifestFacts, Query, RowRange, RowRanges, SelectedBlock, Sidecar, SidecarOptions,
+};
 use lakecore_testkit::data::data;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -134,7 +136,13 @@ fn selected_spans_form_a_valid_avro_file() {
     #[allow(unsafe_code)]
     let map = unsafe { map_file(&manifest_path) }.unwrap();
     let sc = std::fs::read(dir().join(format!("{NAME}.avro.sidecar"))).unwrap();
-    let s = Sidecar::validate(&sc, facts()).unwrap();
+    let s = Sidecar::parse_with(
+        &sc,
+        &SidecarOptions {
+            facts: Some(facts()),
+        },
+    )
+    .unwrap();
     let all: Vec<SelectedBlock> = s.select(&Query::new()).map(|b| b.unwrap()).collect();
     assert_eq!(
         coalesce(all.iter().map(SelectedBlock::span)).len(),
@@ -155,7 +163,7 @@ fn selected_spans_form_a_valid_avro_file() {
         assert_eq!(entries.len() as u64, want);
     }
     // A row query through the real selection, read back and checked against the entries.
-    let mut rows = [(1300u64, 1400u64)];
+    let mut rows = [RowRange::new(1300, 1400)];
     let q = Query::new().rows(RowRanges::normalize(&mut rows));
     let chosen: Vec<SelectedBlock> = s.select(&q).map(|b| b.unwrap()).collect();
     let bytes = span_slices(

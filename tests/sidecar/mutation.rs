@@ -2,7 +2,9 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-use lakecore::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges, Sidecar};
+use lakecore::sidecar::{
+    ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar, SidecarOptions,
+};
 use lakecore::{Error, ErrorKind};
 use lakecore_testkit::data::{data, golden};
 use lakecore_testkit::sidecar::*;
@@ -93,9 +95,11 @@ const FACTS: ManifestFacts = ManifestFacts {
     length: 457,
     entries: 7,
 };
+/// The options that check a sidecar against [`FACTS`].
+const OPTIONS: SidecarOptions = SidecarOptions { facts: Some(FACTS) };
 
 fn err(bytes: &[u8]) -> (ErrorKind, u64) {
-    let e: Error = Sidecar::validate(bytes, FACTS).unwrap_err();
+    let e: Error = Sidecar::parse_with(bytes, &OPTIONS).unwrap_err();
     (e.kind, e.offset)
 }
 
@@ -154,11 +158,13 @@ fn each_error_kind_at_its_offset() {
         (ErrorKind::VarintNonCanonical, 5)
     );
     // A wrong tiling end and entry count are mismatches against the caller's facts.
-    let e = Sidecar::validate(
+    let e = Sidecar::parse_with(
         &compact(),
-        ManifestFacts {
-            length: 456,
-            entries: 7,
+        &SidecarOptions {
+            facts: Some(ManifestFacts {
+                length: 456,
+                entries: 7,
+            }),
         },
     )
     .unwrap_err();
@@ -169,7 +175,7 @@ fn each_error_kind_at_its_offset() {
 fn malformed_delta_streams_fail_lazily_during_selection() {
     // Partition delta 1 -> 0: a repeated ID; validation passes (framing only).
     let bad = with(compact(), 130, 0);
-    let s = Sidecar::validate(&bad, FACTS).unwrap();
+    let s = Sidecar::parse_with(&bad, &OPTIONS).unwrap();
     let ids: Vec<_> = s
         .blocks()
         .next()
@@ -184,21 +190,21 @@ fn malformed_delta_streams_fail_lazily_during_selection() {
     assert_eq!(first, Err(Error::new(ErrorKind::NotSorted, 130)));
     // Row interior endpoint start1 = end0: not strictly increasing.
     let bad = with(compact(), 151, 0);
-    let s = Sidecar::validate(&bad, FACTS).unwrap();
-    let mut r = [(21u64, 21u64)];
+    let s = Sidecar::parse_with(&bad, &OPTIONS).unwrap();
+    let mut r = [RowRange::single(21)];
     let q = Query::new().rows(RowRanges::normalize(&mut r));
     assert_eq!(
         s.select(&q).next().unwrap(),
         Err(Error::new(ErrorKind::NotSorted, 151))
     );
     // A query outside the envelope never touches the stream.
-    let mut r = [(1000u64, 1000u64)];
+    let mut r = [RowRange::single(1000)];
     let q = Query::new().rows(RowRanges::normalize(&mut r));
     let got: Vec<_> = s.select(&q).map(|b| b.unwrap().id).collect();
     assert_eq!(got, [1, 2].map(|i| i as u32)[..0]);
     // An out-of-envelope delta.
     let bad = with(compact(), 150, 0x7f);
-    let s = Sidecar::validate(&bad, FACTS).unwrap();
+    let s = Sidecar::parse_with(&bad, &OPTIONS).unwrap();
     let rows: Vec<_> = s.blocks().next().unwrap().row_ids().unwrap().collect();
     assert_eq!(rows[0], Err(Error::new(ErrorKind::OutOfBounds, 150)));
 }
@@ -207,12 +213,12 @@ fn malformed_delta_streams_fail_lazily_during_selection() {
 fn unknown_encodings_are_skipped_per_dimension() {
     // Row frame encoding 1 -> 7: the payload is skipped and only that dimension is unavailable.
     let odd = with(compact(), 131, 7);
-    let s = Sidecar::validate(&odd, FACTS).unwrap();
+    let s = Sidecar::parse_with(&odd, &OPTIONS).unwrap();
     let b0 = s.blocks().next().unwrap();
     assert_eq!(b0.encodings(), [1, 7, 1]);
     assert!(b0.row_ids().is_none());
     assert!(b0.partition_ids().is_some() && b0.buckets().is_some());
-    let mut r = [(16u64, 16u64)];
+    let mut r = [RowRange::single(16)];
     let q = Query::new().rows(RowRanges::normalize(&mut r));
     let got: Vec<u32> = s.select(&q).map(|b| b.unwrap().id).collect();
     assert_eq!(
@@ -261,7 +267,7 @@ fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
             length: 40,
             entries: n,
         };
-        let s = Sidecar::validate(&bytes, facts).unwrap();
+        let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
         assert_eq!(s.partition_count() as u64, n);
         // Make tuple 1999 equal to tuple 17 (the value field's first byte).
         let t17 = tuple(17);
@@ -273,7 +279,7 @@ fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
         let mut dup = bytes.clone();
         dup[at..at + t17.len()].copy_from_slice(&t17);
         reseal(&mut dup);
-        let e = Sidecar::validate(&dup, facts).unwrap_err();
+        let e = Sidecar::parse_with(&dup, &SidecarOptions { facts: Some(facts) }).unwrap_err();
         assert_eq!((e.kind, e.offset), (ErrorKind::Duplicate, at as u64));
     }
 }

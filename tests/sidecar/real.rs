@@ -6,7 +6,8 @@
 use lakecore::codec::avro::Container;
 use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
-    BinaryRow, BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
+    BinaryRow, BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges,
+    Sidecar, SidecarOptions,
 };
 use lakecore_testkit::{data::data, hex::hex};
 use serde_json::Value;
@@ -74,8 +75,13 @@ fn oracle_blocks(o: &Value) -> Vec<(u64, u64, u64, u64)> {
 fn every_published_sidecar_validates_and_decodes_like_the_oracle() {
     for c in cases() {
         let o = &c.oracle;
-        let s =
-            Sidecar::validate(&c.sidecar, facts(o)).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        let s = Sidecar::parse_with(
+            &c.sidecar,
+            &SidecarOptions {
+                facts: Some(facts(o)),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", c.name));
         assert_eq!(s.layout(), Layout::Compact);
         let d = &o["sidecar_decoded"];
         assert_eq!(
@@ -191,11 +197,11 @@ fn check_selections(c: &Case, s: &Sidecar<'_>) -> usize {
     let o = &c.oracle;
     let mut n = 0;
     for sel in o["selections"].as_array().unwrap() {
-        let mut ranges: Vec<(u64, u64)> = sel["row_ranges"]
+        let mut ranges: Vec<RowRange> = sel["row_ranges"]
             .as_array()
             .map(|a| {
                 a.iter()
-                    .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
+                    .map(|p| RowRange::new(p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
                     .collect()
             })
             .unwrap_or_default();
@@ -241,7 +247,13 @@ fn check_selections(c: &Case, s: &Sidecar<'_>) -> usize {
 fn every_oracle_selection_is_reproduced() {
     let mut total = 0;
     for c in cases() {
-        let s = Sidecar::validate(&c.sidecar, facts(&c.oracle)).unwrap();
+        let s = Sidecar::parse_with(
+            &c.sidecar,
+            &SidecarOptions {
+                facts: Some(facts(&c.oracle)),
+            },
+        )
+        .unwrap();
         total += check_selections(&c, &s);
     }
     assert!(total > 200, "ran {total} selections");
@@ -296,7 +308,13 @@ fn fixed_layout_built_from_the_manifest_selects_the_same_blocks() {
     for c in cases() {
         let built =
             build_from_manifest(&c.manifest, oracle_settings(&c.oracle, Layout::Fixed)).unwrap();
-        let s = Sidecar::validate(&built, facts(&c.oracle)).unwrap();
+        let s = Sidecar::parse_with(
+            &built,
+            &SidecarOptions {
+                facts: Some(facts(&c.oracle)),
+            },
+        )
+        .unwrap();
         assert_eq!(s.layout(), Layout::Fixed);
         check_selections(&c, &s);
     }

@@ -3,7 +3,9 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-use lakecore::sidecar::{Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar};
+use lakecore::sidecar::{
+    Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar, SidecarOptions,
+};
 use lakecore_testkit::rng::Rng;
 use lakecore_testkit::sidecar::*;
 use std::collections::BTreeSet;
@@ -124,7 +126,8 @@ fn random_builds_select_like_brute_force() {
                     offset,
                     settings(layout, rows_on, buckets_on),
                 );
-                let s = Sidecar::validate(&bytes, facts).unwrap();
+                let s =
+                    Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
                 assert_eq!(s.layout(), layout);
                 // O(1) dictionary access (non-uniform tuple sizes included) == the walk.
                 let mut scratch = vec![(0u32, 0u32); s.partition_count() as usize];
@@ -181,7 +184,8 @@ fn random_builds_select_like_brute_force() {
                     let use_bucket = rng.one_in(2);
                     let part_pred = |t: &[u8]| chosen[pool.iter().position(|p| p == t).unwrap()];
                     let bucket_pred = move |b: i32, _t: i32| b % bmod == 0;
-                    let mut ranges = raw.clone();
+                    let mut ranges: Vec<RowRange> =
+                        raw.iter().map(|&(a, b)| RowRange::new(a, b)).collect();
                     let mut q = Query::new();
                     if use_rows {
                         q = q.rows(RowRanges::normalize(&mut ranges));
@@ -235,18 +239,18 @@ fn normalisation_matches_a_naive_union() {
             .into_iter()
             .map(|(a, b)| if rng.one_in(5) { (b + 1, a) } else { (a, b) })
             .collect();
-        let mut buf = raw.clone();
+        let mut buf: Vec<RowRange> = raw.iter().map(|&(a, b)| RowRange::new(a, b)).collect();
         let norm = RowRanges::normalize(&mut buf).as_slice().to_vec();
         let naive: BTreeSet<u64> = raw
             .iter()
             .filter(|(a, b)| a <= b)
             .flat_map(|&(a, b)| a..=b)
             .collect();
-        let got: BTreeSet<u64> = norm.iter().flat_map(|&(a, b)| a..=b).collect();
+        let got: BTreeSet<u64> = norm.iter().flat_map(|r| r.first..=r.last).collect();
         assert_eq!(got, naive);
         assert!(RowRanges::new(&norm).is_some());
         for w in norm.windows(2) {
-            assert!(w[1].0 > w[0].1 + 1);
+            assert!(w[1].first > w[0].last + 1);
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::util::{hex, parse_range, read, split_list, CliResult, Failure};
 use lakecore::blob::{
-    BlobFile, CrcCoverage, FallbackMerge, LayerFile, MergeOptions, Row, RowRange,
+    BlobFile, CrcCoverage, FallbackMerge, LayerFile, MergeOptions, Row, RowRange, RowRanges,
 };
 use lakecore::codec::checksum::sha256;
 use std::fmt::Write as _;
@@ -135,22 +135,6 @@ fn parse_file_arg(text: &str) -> Result<(i64, u64, PathBuf), Failure> {
     Ok((seq, first, PathBuf::from(path)))
 }
 
-/// Sorts ranges and joins overlapping or adjacent ones (the merge wants them sorted and
-/// disjoint; the command line need not be).
-fn coalesce(mut ranges: Vec<RowRange>) -> Vec<RowRange> {
-    ranges.sort_unstable_by_key(|r| r.first);
-    let mut out: Vec<RowRange> = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        match out.last_mut() {
-            Some(last) if r.first <= last.last.saturating_add(1) => {
-                last.last = last.last.max(r.last);
-            }
-            _ => out.push(r),
-        }
-    }
-    out
-}
-
 fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
     let mut inputs = Vec::with_capacity(file_args.len());
     for arg in file_args {
@@ -166,16 +150,19 @@ fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
             max_sequence_number: *seq,
         });
     }
-    let ranges: Option<Vec<RowRange>> = rows
+    let mut ranges: Option<Vec<RowRange>> = rows
         .map(|text| {
             split_list(text)
-                .map(|r| parse_range(r).map(|(a, b)| RowRange::new(a, b)))
+                .map(|r| parse_range(r).map(|(first, last)| RowRange::new(first, last)))
                 .collect::<Result<Vec<_>, _>>()
-                .map(coalesce)
         })
         .transpose()?;
+    // The merge wants the ranges sorted and disjoint; the command line need not be: sort
+    // them and join overlapping or adjacent ones.
     let options = MergeOptions {
-        ranges: ranges.as_deref(),
+        ranges: ranges
+            .as_deref_mut()
+            .map(|r| RowRanges::normalize(r).as_slice()),
         deleted: &[],
     };
     let merged = FallbackMerge::<'_, '_, MAX_LAYERS>::with_max_layers(&mut files, options)

@@ -4,7 +4,8 @@
 use crate::util::{hex, parse_range, read, split_list, CliResult, Failure};
 use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
-    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
+    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
+    SidecarOptions,
 };
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -128,11 +129,8 @@ fn open<'a>(
     bytes: &'a [u8],
     facts: Option<ManifestFacts>,
 ) -> Result<Sidecar<'a>, Failure> {
-    match facts {
-        Some(f) => Sidecar::validate(bytes, f),
-        None => Sidecar::parse(bytes),
-    }
-    .map_err(|e| Failure::invalid(path.display(), e))
+    Sidecar::parse_with(bytes, &SidecarOptions { facts })
+        .map_err(|e| Failure::invalid(path.display(), e))
 }
 
 fn unhex(text: &str) -> Result<Vec<u8>, Failure> {
@@ -258,7 +256,7 @@ fn select(
     let mut ranges = rows
         .map(|r| {
             split_list(r)
-                .map(parse_range)
+                .map(|t| parse_range(t).map(|(first, last)| RowRange::new(first, last)))
                 .collect::<Result<Vec<_>, _>>()
         })
         .transpose()?;

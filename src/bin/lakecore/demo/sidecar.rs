@@ -5,7 +5,8 @@ use crate::util::{CliResult, Failure};
 use lakecore::codec::avro::Container;
 use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
-    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRanges, Sidecar,
+    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
+    SidecarOptions,
 };
 use std::time::Instant;
 
@@ -99,7 +100,9 @@ pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> Cl
         let map =
             unsafe { lakecore::io::map_file(&path) }.map_err(|e| Failure::io(path.display(), e))?;
         let t = Instant::now();
-        let s = Sidecar::validate(&map, facts).map_err(|e| Failure::invalid(path.display(), e))?;
+        let options = SidecarOptions { facts: Some(facts) };
+        let s =
+            Sidecar::parse_with(&map, &options).map_err(|e| Failure::invalid(path.display(), e))?;
         let validate_us = t.elapsed().as_secs_f64() * 1e6;
         if layout == Layout::Compact {
             summary.push(format!(
@@ -118,7 +121,7 @@ pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> Cl
             validate_us
         );
         let probe = (next_row / 3) as u64;
-        let mut ranges = [(probe, probe)];
+        let mut ranges = [RowRange::single(probe)];
         let mask = s.partition_mask_vec(|t| {
             lakecore::sidecar::BinaryRow::from_partition(t, 0)
                 .and_then(|row| row.get_str(0))
