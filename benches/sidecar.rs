@@ -94,13 +94,16 @@ fn open_validate(c: &mut Criterion) {
             },
         );
         g.bench_with_input(
-            BenchmarkId::new("lakecore_validate_parallel", layout.name()),
+            BenchmarkId::new("lakecore_parse_parallel", layout.name()),
             &bytes,
             |b, bytes| {
                 b.iter(|| {
-                    Sidecar::validate_parallel(black_box(bytes), facts)
-                        .unwrap()
-                        .block_count()
+                    Sidecar::parse_parallel(
+                        black_box(bytes),
+                        &SidecarOptions { facts: Some(facts) },
+                    )
+                    .unwrap()
+                    .block_count()
                 })
             },
         );

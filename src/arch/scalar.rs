@@ -48,16 +48,14 @@ pub fn decode_uvarint(bytes: &[u8], format: VarintFormat) -> Result<(u64, usize)
     }
 }
 
-/// Decodes `out.len()` deltas from `bytes` in mode `M` ([`Unsigned`]: `v[i] = v[i-1] + d[i]`;
-/// [`ZigZag`]: ZigZag-encoded signed deltas and `i64` values), reconstructing values from
-/// `prev` with checked addition, each checked against `[min, max]`.
+/// Decodes `out.len()` deltas from `bytes` in mode `M` (unsigned: `v[i] = v[i-1] + d[i]`;
+/// ZigZag: ZigZag-encoded signed deltas and `i64` values; the codec layer names the two
+/// modes), reconstructing values from `prev` with checked addition, each checked against
+/// `[min, max]`.
 ///
 /// Returns the number of bytes consumed. Errors carry the offset of the offending varint
 /// (overflow of the running sum: [`ErrorKind::ArithmeticOverflow`]; bounds:
 /// [`ErrorKind::OutOfBounds`]). On error, `out` holds the values decoded before it.
-///
-/// [`Unsigned`]: crate::codec::varint::Unsigned
-/// [`ZigZag`]: crate::codec::varint::ZigZag
 #[inline]
 pub fn delta_decode<M: DeltaMode>(
     bytes: &[u8],

@@ -20,9 +20,6 @@ pub struct FileFacts {
     pub file_size: Option<u64>,
 }
 
-/// The former name of [`FileFacts`].
-pub type Expected = FileFacts;
-
 /// How [`BlobFile::parse_with`] opens a file. Build it with `..Default::default()`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BlobOptions {

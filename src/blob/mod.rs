@@ -39,9 +39,7 @@ mod table;
 mod writer;
 
 pub use descriptor::{BlobDescriptor, DESCRIPTOR_MAGIC};
-pub use file::{
-    BlobFile, BlobOptions, CrcCoverage, Expected, FileFacts, RowSelection, Rows, VerifyReport,
-};
+pub use file::{BlobFile, BlobOptions, CrcCoverage, FileFacts, RowSelection, Rows, VerifyReport};
 pub use merge::{
     FallbackMerge, LayerFile, MergeOptions, MergedBatch, MergedRow, DEFAULT_MAX_LAYERS,
 };

@@ -2,7 +2,7 @@
 //! (every container field and bound, the dictionary, the block tiling through the block
 //! walker, payload framing), the duplicate-tuple checks (`check_unique_*`), and the checksum:
 //! the CRC-32 first for the compact layout, the SHA-256 trailing the walk for the fixed one,
-//! or on a second thread ([`Sidecar::validate_parallel`]).
+//! or on a second thread ([`Sidecar::parse_parallel`]).
 //!
 //! `FixedValidation`, a job for the `checksum::WithSha256` trait, is the one place where format
 //! code runs under an ISA context: `codec::checksum` picks the SHA-256 engine (SHA-NI on x86_64
@@ -17,7 +17,7 @@ use super::layout::{
     Fields, Layout, AVRO_MAGIC, COMPACT_MIN_LEN, COMPACT_TRAILER_LEN, FIXED_TRAILER_LEN,
     FORMAT_VERSION, MAX_LONG, MIN_AVRO_HEADER_LEN, MIN_PARTITION_LEN,
 };
-use super::{ManifestFacts, Sidecar};
+use super::{ManifestFacts, Sidecar, SidecarOptions};
 use crate::codec::checksum;
 use crate::codec::varint::VarintFormat;
 use crate::cursor::Cursor;
@@ -102,32 +102,32 @@ fn checksum_ok(layout: Layout, body: &[u8], stored: &[u8]) -> bool {
 }
 
 impl<'a> Sidecar<'a> {
-    /// [`parse_with`](Self::parse_with) (with `facts`) with the checksum computed on a second
+    /// [`parse_with`](Self::parse_with) with the checksum computed on a second
     /// thread while the structure is walked on the caller's (for large sidecars the walk then
     /// costs no wall time next to the hash). Results and error precedence are those of
     /// `parse_with`: a checksum mismatch wins over any structural error.
     ///
     /// ```
-    /// use lakecore::sidecar::{ManifestFacts, Sidecar};
+    /// use lakecore::sidecar::{ManifestFacts, Sidecar, SidecarOptions};
     /// use lakecore::ErrorKind;
     /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
     /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
     /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
-    /// let facts = ManifestFacts { length: 457, entries: 7 };
-    /// let view = Sidecar::validate_parallel(&bytes, facts)?;
+    /// let options = SidecarOptions { facts: Some(ManifestFacts { length: 457, entries: 7 }) };
+    /// let view = Sidecar::parse_parallel(&bytes, &options)?;
     /// assert_eq!(view.block_count(), 3);
     /// let mut bad = bytes.clone();
     /// bad[100] ^= 1;
-    /// let e = Sidecar::validate_parallel(&bad, facts).unwrap_err();
+    /// let e = Sidecar::parse_parallel(&bad, &options).unwrap_err();
     /// assert_eq!((e.kind, e.offset), (ErrorKind::ChecksumMismatch, bytes.len() as u64 - 4));
     /// # Ok::<(), lakecore::Error>(())
     /// ```
     #[cfg(feature = "std")]
-    pub fn validate_parallel(bytes: &'a [u8], facts: ManifestFacts) -> Result<Self> {
+    pub fn parse_parallel(bytes: &'a [u8], options: &SidecarOptions) -> Result<Self> {
         let (layout, body, stored) = Self::split(bytes)?;
         std::thread::scope(|scope| {
             let sum = scope.spawn(|| checksum_ok(layout, body, stored));
-            let structure = Self::structure(bytes, layout, body, Some(facts), &mut ());
+            let structure = Self::structure(bytes, layout, body, options.facts, &mut ());
             if !sum.join().unwrap_or(false) {
                 return Err(checksum_mismatch(body));
             }

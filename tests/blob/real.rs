@@ -3,7 +3,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 #![cfg(feature = "std")]
 
-use lakecore::blob::{BlobFile, BlobOptions, CrcCoverage, Expected, Row, RowRange};
+use lakecore::blob::{BlobFile, BlobOptions, CrcCoverage, FileFacts, Row, RowRange};
 use lakecore::codec::checksum::sha256;
 use lakecore_testkit::data::{blob_files, oracle};
 use lakecore_testkit::hex::hex;
@@ -17,7 +17,7 @@ fn every_real_file_matches_its_oracle() {
         let bytes = std::fs::read(path).unwrap();
         let oracle = oracle(path);
         let row_count = oracle["row_count"].as_u64().unwrap();
-        let expected = Expected {
+        let expected = FileFacts {
             row_count: Some(row_count),
             file_size: Some(oracle["file_size"].as_u64().unwrap()),
         };
@@ -44,7 +44,7 @@ fn every_real_file_matches_its_oracle() {
             .filter(|r| r["kind"] == "blob")
             .all(|r| r["crc32_ok"] == true);
         assert!(all_crc_ok);
-        // Expected coverage from a naive per-record check in the test (the corpus README
+        // FileFacts coverage from a naive per-record check in the test (the corpus README
         // says pypaimon hashes magic + payload only; these files all hash the length too).
         let (mut full, mut payload_only) = (0u64, 0u64);
         for r in oracle["rows"]
@@ -119,7 +119,7 @@ fn real_files_reject_wrong_expectations() {
         let e = BlobFile::parse_with(
             &bytes,
             &BlobOptions {
-                expected: Expected {
+                expected: FileFacts {
                     row_count: Some(rows + 1),
                     file_size: None,
                 },
@@ -134,7 +134,7 @@ fn real_files_reject_wrong_expectations() {
         let e = BlobFile::parse_with(
             &bytes,
             &BlobOptions {
-                expected: Expected {
+                expected: FileFacts {
                     row_count: None,
                     file_size: Some(bytes.len() as u64 - 1),
                 },

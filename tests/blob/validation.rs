@@ -157,8 +157,8 @@ fn rule4_lengths_tile_the_data_region() {
 
 #[test]
 fn rule5_expected_row_count_and_size() {
-    use lakecore::blob::{BlobOptions, Expected};
-    let ok = Expected {
+    use lakecore::blob::{BlobOptions, FileFacts};
+    let ok = FileFacts {
         row_count: Some(3),
         file_size: Some(30),
     };
@@ -166,7 +166,7 @@ fn rule5_expected_row_count_and_size() {
     let e = BlobFile::parse_with(
         &G2,
         &BlobOptions {
-            expected: Expected {
+            expected: FileFacts {
                 row_count: Some(2),
                 ..ok
             },
@@ -177,7 +177,7 @@ fn rule5_expected_row_count_and_size() {
     let e = BlobFile::parse_with(
         &G2,
         &BlobOptions {
-            expected: Expected {
+            expected: FileFacts {
                 file_size: Some(31),
                 ..ok
             },

@@ -189,7 +189,7 @@ fn invalid_input_exits_2_with_one_line() {
     let p = tmp("ph.blob", &blob::write(&["a", "P"]));
     assert_invalid(
         &run(&["blob", "merge", "--file", &format!("1:0:{p}"), "--json"]),
-        "invalid value at byte 1",
+        "invalid value at row 1",
     );
     assert_invalid(
         &run(&["blob", "merge", "--file", "x:0:/nonexistent", "--json"]),

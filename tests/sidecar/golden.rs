@@ -283,20 +283,20 @@ fn parallel_validation_agrees_with_sequential() {
     for (name, _, _) in GOLDEN {
         let bytes = golden(name);
         let seq = Sidecar::parse_with(&bytes, &OPTIONS).unwrap();
-        let par = Sidecar::validate_parallel(&bytes, FACTS).unwrap();
+        let par = Sidecar::parse_parallel(&bytes, &OPTIONS).unwrap();
         assert_eq!(seq.block_count(), par.block_count());
         for i in (0..bytes.len()).step_by(7) {
             let mut m = bytes.clone();
             m[i] ^= 0x10;
             assert_eq!(
                 Sidecar::parse_with(&m, &OPTIONS).unwrap_err(),
-                Sidecar::validate_parallel(&m, FACTS).unwrap_err()
+                Sidecar::parse_parallel(&m, &OPTIONS).unwrap_err()
             );
             // With a resealed trailer the structural error must be the same too.
             reseal(&mut m);
             assert_eq!(
                 Sidecar::parse_with(&m, &OPTIONS).err(),
-                Sidecar::validate_parallel(&m, FACTS).err(),
+                Sidecar::parse_parallel(&m, &OPTIONS).err(),
                 "{name} byte {i}"
             );
         }
@@ -310,7 +310,8 @@ fn parallel_validation_agrees_with_sequential() {
                 entries: 6,
             },
         ] {
-            let e = Sidecar::validate_parallel(&bytes, facts).unwrap_err();
+            let e = Sidecar::parse_parallel(&bytes, &SidecarOptions { facts: Some(facts) })
+                .unwrap_err();
             assert_eq!(
                 Some(e),
                 Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).err()

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 /// Why a command failed; decides the exit status and the one stderr line.
 #[derive(Debug)]
 pub enum Failure {
-    /// Invalid input bytes: exit status 2, `error: <kind> at byte <offset>` (plus context).
+    /// Invalid input: exit status 2, `error: <context>: invalid input: <kind> at <location> <n>`.
     Invalid {
         context: String,
         error: lakecore::Error,
@@ -43,11 +43,9 @@ impl Failure {
     pub fn report(&self) -> ExitCode {
         match self {
             Failure::Invalid { context, error } => {
-                eprintln!(
-                    "error: {context}: invalid input: {} at byte {}",
-                    error.kind.name(),
-                    error.offset
-                );
+                // The error says what its number counts: a byte of the input, or the entry,
+                // row, range or layer a writer or merge was given.
+                eprintln!("error: {context}: invalid input: {error}");
                 ExitCode::from(2)
             }
             Failure::Io { context, error } => {
