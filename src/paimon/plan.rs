@@ -31,7 +31,7 @@ use super::compression::Decompressor;
 use super::error::*;
 use super::manifest::{Manifest, ManifestEntry, ManifestFileMeta};
 use super::predicate::*;
-use super::sidecar::{read_sidecar, NoSidecar, SidecarBytes};
+use super::sidecar::{fetch_sidecar_with, FetchedSidecar, NoSidecar};
 use super::table::*;
 use crate::io::map_file;
 use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges};
@@ -600,12 +600,13 @@ impl PreparedScan {
                 .and_then(|(a, d)| a.checked_add(d))
                 .unwrap_or(u64::MAX),
         };
-        let read = match read_sidecar(
+        let read = match fetch_sidecar_with(
             &dir,
             &meta.extra_files,
             facts,
             self.options.read_sidecars,
             None,
+            |p| std::fs::read(p),
         ) {
             Err(e) => return Err(io_err(&path)(e)),
             Ok(Err(NoSidecar::Disabled)) => ManifestRead::SidecarsOff,
@@ -653,9 +654,10 @@ impl PreparedScan {
     fn through_sidecar(
         &self,
         manifest: &[u8],
-        sidecar: &SidecarBytes,
+        sidecar: &FetchedSidecar<'_>,
     ) -> crate::Result<ManifestScan> {
-        let view = sidecar.view()?;
+        // One validation (checksum, then the structure walk) and the selection over its view.
+        let view = sidecar.validate()?;
         let header = view.avro_header();
         if manifest.get(..header.len()) != Some(header) {
             return Err(Error::new(ErrorKind::Mismatch, 0));

@@ -112,6 +112,55 @@ pub fn read_sidecar_with<S: AsRef<str>>(
     cache: Option<&ByteCache>,
     fetch: impl FnOnce(&Path) -> io::Result<Vec<u8>>,
 ) -> io::Result<Result<SidecarBytes, NoSidecar>> {
+    let fetched = match fetch_sidecar_with(manifest_dir, extra_files, facts, read, cache, fetch)? {
+        Ok(f) => f,
+        Err(why) => return Ok(Err(why)),
+    };
+    if let Err(e) = fetched.validate() {
+        return Ok(Err(NoSidecar::Invalid(e)));
+    }
+    Ok(Ok(fetched.bytes))
+}
+
+/// A sidecar's bytes as fetched (or found in the cache), not yet validated: the planner
+/// validates them once with [`validate`](Self::validate) and selects with the same view,
+/// instead of validating in [`read_sidecar`] and again in [`SidecarBytes::view`].
+#[derive(Debug)]
+pub struct FetchedSidecar<'c> {
+    bytes: SidecarBytes,
+    path: std::path::PathBuf,
+    /// Where a successful validation is recorded; `None` when there is no cache or the
+    /// bytes came from it.
+    cache: Option<&'c ByteCache>,
+}
+
+impl FetchedSidecar<'_> {
+    /// The raw bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.bytes()
+    }
+
+    /// Validates the bytes against the manifest's facts (one pass) and, the first time they
+    /// pass, puts them in the cache.
+    pub fn validate(&self) -> crate::Result<Sidecar<'_>> {
+        let view = self.bytes.view()?;
+        if let Some(c) = self.cache {
+            c.insert(&self.path, Arc::clone(&self.bytes.bytes));
+        }
+        Ok(view)
+    }
+}
+
+/// The fetch half of [`read_sidecar_with`]: the switch, the `_EXTRA_FILES` lookup, the cache,
+/// the read; validation is left to [`FetchedSidecar::validate`].
+pub fn fetch_sidecar_with<'c, S: AsRef<str>>(
+    manifest_dir: &Path,
+    extra_files: &[S],
+    facts: ManifestFacts,
+    read: bool,
+    cache: Option<&'c ByteCache>,
+    fetch: impl FnOnce(&Path) -> io::Result<Vec<u8>>,
+) -> io::Result<Result<FetchedSidecar<'c>, NoSidecar>> {
     if !read {
         return Ok(Err(NoSidecar::Disabled));
     }
@@ -127,14 +176,9 @@ pub fn read_sidecar_with<S: AsRef<str>>(
             Err(e) => return Ok(Err(NoSidecar::Io(e))),
         },
     };
-    if let Err(e) = Sidecar::parse_with(
-        &bytes,
-        &crate::sidecar::SidecarOptions { facts: Some(facts) },
-    ) {
-        return Ok(Err(NoSidecar::Invalid(e)));
-    }
-    if let (Some(c), false) = (cache, from_cache) {
-        c.insert(&path, Arc::clone(&bytes));
-    }
-    Ok(Ok(SidecarBytes { bytes, facts }))
+    Ok(Ok(FetchedSidecar {
+        bytes: SidecarBytes { bytes, facts },
+        path,
+        cache: if from_cache { None } else { cache },
+    }))
 }
