@@ -202,8 +202,10 @@ fn compile(query: &ScanQuery, schema: &TableSchema, schema_id: u64) -> Result<Co
 }
 
 /// The bucket-key hashes a filter allows, `None` when it allows every bucket. A one-field
-/// bucket key follows `=` and `IN` through `AND` (intersection) and `OR` (union); a
-/// several-field key needs `=` on every field in the top-level `AND`.
+/// bucket key follows `=`, `IN` and `IS NULL` through `AND` (intersection) and `OR` (union);
+/// a several-field key needs `=` or `IS NULL` on every field in the top-level `AND`. A null
+/// key is a row with that field's null bit set and a zero slot, hashed like any other (the
+/// writers put every null-keyed row in that one bucket; paimon-rust prunes the same way).
 fn key_hashes(filter: &super::filter::Node<Leaf>, schema: &TableSchema) -> Option<Vec<u32>> {
     use super::bucket::{binary_row, hash_bytes_by_words};
     use super::filter::{CmpOp, Node, Test};
@@ -222,6 +224,7 @@ fn key_hashes(filter: &super::filter::Node<Leaf>, schema: &TableSchema) -> Optio
                 Node::Leaf(l) if is_key(l, key) => match &l.test {
                     Test::Cmp(CmpOp::Eq, v) => Some(alloc::vec![hash(&[(l.ty, v)])?]),
                     Test::In(vs) => vs.iter().map(|v| hash(&[(l.ty, v)])).collect(),
+                    Test::IsNull => Some(alloc::vec![hash(&[(l.ty, &Value::Null)])?]),
                     _ => None,
                 },
                 Node::Leaf(_) => None,
@@ -259,11 +262,13 @@ fn key_hashes(filter: &super::filter::Node<Leaf>, schema: &TableSchema) -> Optio
         Node::Leaf(l) => alloc::vec![l],
         Node::Or(_) => return None,
     };
+    let null = Value::Null;
     let values = keys
         .iter()
         .map(|k| {
             conj.iter().find_map(|l| match &l.test {
                 Test::Cmp(CmpOp::Eq, v) if is_key(l, k) => Some((l.ty, v)),
+                Test::IsNull if is_key(l, k) => Some((l.ty, &null)),
                 _ => None,
             })
         })
