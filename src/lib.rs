@@ -62,6 +62,7 @@ pub mod io;
 pub mod paimon;
 pub mod select;
 pub mod sidecar;
+pub mod sniff;
 
 pub use error::{Error, ErrorKind, Location, Result};
 
