@@ -1,8 +1,9 @@
 //! `lakecore`: inspect, validate, select from and build lakehouse metadata files.
 //!
 //! Every subcommand with `--json` prints exactly the documented JSON document on stdout.
-//! Invalid input exits with status 2 and one line on stderr naming the error kind and the
-//! byte offset; usage errors exit with clap's status.
+//! Exit statuses: 0 success (also when a reader closes stdout early, as `| head` does), 1 an
+//! I/O error, 2 invalid input data (one line on stderr: the file, the error kind and where,
+//! what the bytes look like and the command that reads them), 3 a usage error.
 
 mod blob;
 mod demo;
@@ -16,7 +17,13 @@ use std::process::ExitCode;
 
 /// Zero-copy lakehouse metadata: Paimon manifest sidecars, Parquet modular footers, BLOB files.
 #[derive(Parser, Debug)]
-#[command(name = "lakecore", version, about)]
+#[command(
+    name = "lakecore",
+    version,
+    about,
+    after_help = "Exit status: 0 success (also when a reader closes stdout early, as `| head` \
+                  does), 1 I/O error, 2 invalid input data, 3 usage error."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -38,7 +45,31 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` are printed to stdout with status 0; every other
+            // parse error is a usage error (status 3, not clap's 2, which means invalid data
+            // here).
+            let usage = e.use_stderr();
+            if let Err(io) = e.print() {
+                if io.kind() != std::io::ErrorKind::BrokenPipe {
+                    return ExitCode::from(util::EXIT_IO);
+                }
+            }
+            return if usage {
+                ExitCode::from(util::EXIT_USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    util::expect_format(match &cli.command {
+        Command::Demo(_) | Command::Scan(_) => lakecore::sniff::Format::Unknown,
+        Command::Blob(_) => lakecore::sniff::Format::Blob,
+        Command::Footer(args) => footer::expected_format(args),
+        Command::Sidecar(args) => sidecar::expected_format(args),
+    });
     let result = match cli.command {
         Command::Demo(args) => demo::run(&args),
         Command::Blob(args) => blob::run(&args),

@@ -3,6 +3,7 @@
 //! Argument parsing and printing only; the planning is `lakecore::paimon`. Manifests run
 //! in parallel (rayon); a progress bar appears on stderr when the work takes long.
 
+use crate::util::outln;
 use crate::util::{hex, parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakecore::paimon::{
@@ -420,14 +421,14 @@ fn rows_text(f: &DataFile) -> String {
 
 fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
     let s = plan.stats;
-    println!("table: {}", args.table_dir.display());
+    outln!("table: {}", args.table_dir.display());
     match plan.snapshot {
-        Some(id) => println!("snapshot: {id}"),
-        None => println!("snapshot: none (empty table)"),
+        Some(id) => outln!("snapshot: {id}"),
+        None => outln!("snapshot: none (empty table)"),
     }
-    println!("live data files that can match: {}", plan.files.len());
+    outln!("live data files that can match: {}", plan.files.len());
     for f in &plan.files {
-        println!(
+        outln!(
             "  [{}] bucket {}/{}  {}  {}",
             partition_text(&f.partition, schema),
             f.bucket,
@@ -438,11 +439,11 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
     }
     let full = s.manifests - s.manifests_with_sidecar - s.manifests_pruned;
     if args.no_sidecars {
-        println!(
+        outln!(
             "manifests: {} (sidecars switched off: all read in full)",
             s.manifests
         );
-        println!(
+        outln!(
             "read: {} of {} blocks, {} of {} manifest bytes; {} entries matched",
             s.blocks_read,
             s.blocks_total,
@@ -452,7 +453,7 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
         );
         return;
     }
-    println!(
+    outln!(
         "manifests: {} ({} pruned by the manifest list's statistics, {} through sidecars, {} read in full: {} without sidecar, {} with an invalid or unreadable sidecar)",
         s.manifests,
         s.manifests_pruned,
@@ -468,7 +469,7 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
             100.0 * a as f64 / b as f64
         }
     };
-    println!(
+    outln!(
         "with sidecars: {} of {} blocks, {} of {} manifest bytes ({:.1}%) + {} sidecar bytes; {} entries matched",
         s.blocks_read,
         s.blocks_total,
@@ -478,8 +479,11 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
         s.sidecar_bytes_read,
         s.entries_matched
     );
-    println!(
+    outln!(
         "without sidecars: {} of {} blocks, {} of {} manifest bytes (100.0%)",
-        s.blocks_total, s.blocks_total, s.manifest_bytes_total, s.manifest_bytes_total
+        s.blocks_total,
+        s.blocks_total,
+        s.manifest_bytes_total,
+        s.manifest_bytes_total
     );
 }

@@ -1,7 +1,10 @@
 //! `lakecore sidecar …`: inspect, select from and build Paimon manifest sidecars, and the
 //! sidecar section of `lakecore demo`.
 
-use crate::util::{hex, parse_range, read, split_list, CliResult, Failure};
+use crate::util::outln;
+use crate::util::{
+    hex, parse_range, read, refuse_output_over_input, split_list, write_atomic, CliResult, Failure,
+};
 use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::sidecar::{
     BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
@@ -60,8 +63,9 @@ enum SidecarCommand {
     Build {
         /// The Avro manifest file.
         manifest: PathBuf,
-        /// Container layout.
-        #[arg(long, value_enum, default_value_t = LayoutArg::Fixed)]
+        /// Container layout: `compact` (v1, the layout Java Paimon, paimon-rust and pypaimon
+        /// read) or `fixed` (read by lakecore only).
+        #[arg(long, value_enum, default_value_t = LayoutArg::Compact)]
         layout: LayoutArg,
         /// Do not generate row-ID coverage.
         #[arg(long)]
@@ -79,6 +83,14 @@ enum SidecarCommand {
 enum LayoutArg {
     Fixed,
     Compact,
+}
+
+/// The format the subcommand reads: a manifest for `build`, a sidecar for the others.
+pub fn expected_format(args: &Args) -> lakecore::sniff::Format {
+    match args.command {
+        SidecarCommand::Build { .. } => lakecore::sniff::Format::Avro,
+        _ => lakecore::sniff::Format::Sidecar,
+    }
 }
 
 /// Runs `lakecore sidecar …`.
@@ -189,10 +201,10 @@ fn inspect(path: &Path, facts: Option<ManifestFacts>, json: bool) -> CliResult {
                 "bucket_pairs": buckets,
             })).collect::<Vec<_>>(),
         });
-        println!("{value}");
+        outln!("{value}");
         return Ok(());
     }
-    println!(
+    outln!(
         "{}: {} layout, {} bytes; manifest {} bytes, {} entries; Avro header {} bytes",
         path.display(),
         s.layout().name(),
@@ -201,13 +213,13 @@ fn inspect(path: &Path, facts: Option<ManifestFacts>, json: bool) -> CliResult {
         s.entry_count(),
         s.avro_header().len()
     );
-    println!("partitions: {}", s.partition_count());
+    outln!("partitions: {}", s.partition_count());
     for (id, t) in s.partitions().enumerate() {
-        println!("  [{id}] {}", hex(t));
+        outln!("  [{id}] {}", hex(t));
     }
-    println!("blocks: {}", s.block_count());
+    outln!("blocks: {}", s.block_count());
     for (b, ids, rows, buckets) in &blocks {
-        println!(
+        outln!(
             "  #{} offset {} length {} records {}..{}",
             b.id,
             b.offset,
@@ -216,16 +228,16 @@ fn inspect(path: &Path, facts: Option<ManifestFacts>, json: bool) -> CliResult {
             b.first_record + b.record_count
         );
         match ids {
-            Some(ids) => println!("    partitions {ids:?}"),
-            None => println!("    partitions: unavailable"),
+            Some(ids) => outln!("    partitions {ids:?}"),
+            None => outln!("    partitions: unavailable"),
         }
         match rows {
-            Some(r) => println!("    row ids {r:?}"),
-            None => println!("    row ids: unavailable"),
+            Some(r) => outln!("    row ids {r:?}"),
+            None => outln!("    row ids: unavailable"),
         }
         match buckets {
-            Some(p) => println!("    buckets {p:?}"),
-            None => println!("    buckets: unavailable"),
+            Some(p) => outln!("    buckets {p:?}"),
+            None => outln!("    buckets: unavailable"),
         }
     }
     Ok(())
@@ -306,16 +318,16 @@ fn select(
             );
         }
         out.push_str("]}");
-        println!("{out}");
+        outln!("{out}");
     } else {
-        println!(
+        outln!(
             "{} of {} blocks selected ({} layout)",
             selected.len(),
             s.block_count(),
             s.layout().name()
         );
         for b in &selected {
-            println!(
+            outln!(
                 "  #{} offset {} length {} records {}..{}",
                 b.id,
                 b.offset,
@@ -329,6 +341,7 @@ fn select(
 }
 
 fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Path) -> CliResult {
+    refuse_output_over_input(out, &[manifest])?;
     let bytes = read(manifest)?;
     let settings = BuildSettings {
         layout: match layout {
@@ -340,9 +353,9 @@ fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Pa
     };
     let sidecar = build_from_manifest(&bytes, settings)
         .map_err(|e| Failure::invalid(manifest.display(), e))?;
-    std::fs::write(out, &sidecar).map_err(|e| Failure::io(out.display(), e))?;
+    write_atomic(out, &sidecar)?;
     let s = Sidecar::parse(&sidecar).map_err(|e| Failure::invalid(out.display(), e))?;
-    println!(
+    outln!(
         "{}: {} layout, {} bytes, {} blocks, {} entries, {} partitions",
         out.display(),
         s.layout().name(),

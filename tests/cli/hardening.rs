@@ -1,0 +1,267 @@
+#![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
+//! What every subcommand shares: a closed stdout ends quietly, the exit statuses (0 ok, 1 I/O,
+//! 2 invalid data, 3 usage), errors that say what a file is and which command reads it, and
+//! output files written atomically and never over an input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const TABLE: &str = "tests/data/paimon/warehouse/sc.db/codec_snappy_rs";
+const MANIFEST: &str = "tests/data/paimon/warehouse/sc.db/codec_snappy_rs/manifest/manifest-7cfc433b-123d-43f6-aa43-4deccc307082-0";
+const PARQUET: &str = "tests/data/paimon/warehouse/blob.db/py_blob/bucket-0/data-3d67ab7e-159e-4711-ab99-7cd8401a2bfb-0.parquet";
+const BLOB: &str = "tests/data/paimon/warehouse/blob.db/py_blob/bucket-0/data-0733c150-b4d5-4226-b708-f8d72f384b47-0.blob";
+
+fn lakecore(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lakecore"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lakecore-hardening-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `lakecore args` with stdout a pipe whose reader is closed before the process starts,
+/// so its first write fails with EPIPE.
+fn closed_stdout(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_lakecore"))
+        .args(args)
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_0() {
+    let d = dir("pipe");
+    let modular = d.join("modular.parquet");
+    assert!(lakecore(&["footer", "convert", PARQUET, "-o", s(&modular)])
+        .status
+        .success());
+    let sidecar = format!("{MANIFEST}.avro.sidecar");
+    let out_sidecar = d.join("built.sidecar");
+    let out_parquet = d.join("again.parquet");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["scan", TABLE],
+        vec!["scan", TABLE, "--json"],
+        vec!["sidecar", "inspect", &sidecar],
+        vec!["sidecar", "inspect", &sidecar, "--json"],
+        vec!["sidecar", "build", MANIFEST, "-o", s(&out_sidecar)],
+        vec!["footer", "inspect", s(&modular)],
+        vec!["footer", "placement", s(&modular), "--column", "0"],
+        vec!["footer", "convert", PARQUET, "-o", s(&out_parquet)],
+        vec!["blob", "inspect", BLOB],
+        vec!["demo", "--values", "1000", "--manifests", "2"],
+    ];
+    for args in &cases {
+        let out = closed_stdout(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        assert!(out.stderr.is_empty(), "{args:?}: {out:?}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn usage_errors_exit_3_and_help_documents_the_statuses() {
+    for args in [
+        vec!["sidecar", "inspect"],
+        vec!["scan", TABLE, "--no-such-flag"],
+        vec!["nonsense"],
+        vec!["sidecar", "build", MANIFEST, "--layout", "round", "-o", "x"],
+    ] {
+        let out = lakecore(&args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty());
+    }
+    let help = lakecore(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8(help.stdout).unwrap();
+    assert!(
+        text.contains("0 success") && text.contains("1 I/O error"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 invalid input data") && text.contains("3 usage error"),
+        "{text}"
+    );
+    assert_eq!(lakecore(&["--version"]).status.code(), Some(0));
+    // A missing file is an I/O error.
+    assert_eq!(
+        lakecore(&["footer", "inspect", "/nonexistent/x.parquet"])
+            .status
+            .code(),
+        Some(1)
+    );
+}
+
+/// One stderr line naming the file, the error and its offset, what the bytes look like and
+/// the command that takes such a file.
+fn wrong_file(args: &[&str], file: &str, looks_like: &str, command: &str) {
+    let out = lakecore(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!("error: {file}: invalid input: ")),
+        "{err}"
+    );
+    assert!(err.contains(" at byte "), "{err}");
+    assert!(
+        err.contains(&format!("the bytes look like {looks_like}")),
+        "{err}"
+    );
+    assert!(err.contains(command), "{err}");
+}
+
+#[test]
+fn errors_say_what_the_file_is_and_which_command_reads_it() {
+    let d = dir("errors");
+    let modular = d.join("modular.parquet");
+    assert!(lakecore(&["footer", "convert", PARQUET, "-o", s(&modular)])
+        .status
+        .success());
+    let sidecar = format!("{MANIFEST}.avro.sidecar");
+    wrong_file(
+        &["footer", "inspect", PARQUET],
+        PARQUET,
+        "a standard Parquet file",
+        &format!("convert it with `lakecore footer convert {PARQUET} -o "),
+    );
+    wrong_file(
+        &["footer", "convert", s(&modular), "-o", s(&d.join("x"))],
+        s(&modular),
+        "a Parquet file with a modular footer",
+        &format!("`lakecore footer inspect {}`", s(&modular)),
+    );
+    wrong_file(
+        &["sidecar", "inspect", MANIFEST],
+        MANIFEST,
+        "an Avro container",
+        &format!("`lakecore sidecar build {MANIFEST} -o "),
+    );
+    wrong_file(
+        &["sidecar", "build", &sidecar, "-o", s(&d.join("y"))],
+        &sidecar,
+        "a Paimon manifest sidecar",
+        &format!("`lakecore sidecar inspect {sidecar}`"),
+    );
+    wrong_file(
+        &["footer", "inspect", BLOB],
+        BLOB,
+        "a Paimon BLOB file",
+        &format!("`lakecore blob inspect {BLOB}`"),
+    );
+    wrong_file(
+        &["blob", "inspect", PARQUET],
+        PARQUET,
+        "a standard Parquet file",
+        "lakecore footer convert",
+    );
+    let snapshot = format!("{TABLE}/snapshot/snapshot-1");
+    wrong_file(
+        &["sidecar", "inspect", &snapshot],
+        &snapshot,
+        "JSON",
+        "`lakecore scan TABLE_DIR`",
+    );
+    // The right kind of file, broken: the format is named, no other command suggested.
+    let cut = d.join("cut.parquet");
+    let bytes = std::fs::read(&modular).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() - 8]).unwrap();
+    let out = lakecore(&["footer", "inspect", s(&cut)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("the bytes look like no format lakecore knows"),
+        "{err}"
+    );
+    assert!(!err.contains("lakecore footer"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+fn entries(d: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn outputs_are_atomic_and_never_an_input() {
+    let d = dir("atomic");
+    let input = d.join("in.parquet");
+    let original = std::fs::read(PARQUET).unwrap();
+    std::fs::write(&input, &original).unwrap();
+    let manifest = d.join("manifest-0");
+    let manifest_bytes = std::fs::read(MANIFEST).unwrap();
+    std::fs::write(&manifest, &manifest_bytes).unwrap();
+
+    // The output is the input: by the same path, another spelling, or a hard link (the same
+    // inode). Refused as a usage error before anything is written.
+    std::fs::hard_link(&input, d.join("link.parquet")).unwrap();
+    let dotted = d.join(".").join("in.parquet");
+    for out in [input.clone(), dotted, d.join("link.parquet")] {
+        let o = lakecore(&["footer", "convert", s(&input), "-o", s(&out)]);
+        assert_eq!(o.status.code(), Some(3), "{out:?}: {o:?}");
+        assert!(String::from_utf8(o.stderr)
+            .unwrap()
+            .contains("is the input"));
+        assert_eq!(std::fs::read(&input).unwrap(), original);
+    }
+    let o = lakecore(&["sidecar", "build", s(&manifest), "-o", s(&manifest)]);
+    assert_eq!(o.status.code(), Some(3), "{o:?}");
+    assert_eq!(std::fs::read(&manifest).unwrap(), manifest_bytes);
+    assert_eq!(entries(&d), ["in.parquet", "link.parquet", "manifest-0"]);
+
+    // A failed build leaves the previous output whole and no temporary file behind.
+    let out = d.join("out.sidecar");
+    std::fs::write(&out, b"previous").unwrap();
+    let o = lakecore(&["sidecar", "build", s(&input), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous");
+    // An output directory that does not exist: an I/O error, nothing created.
+    let o = lakecore(&["sidecar", "build", s(&manifest), "-o", s(&d.join("no/out"))]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(
+        entries(&d),
+        ["in.parquet", "link.parquet", "manifest-0", "out.sidecar"]
+    );
+
+    // A successful one replaces it whole, through a temporary file that is gone afterwards.
+    let o = lakecore(&["sidecar", "build", s(&manifest), "-o", s(&out)]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(format!("{MANIFEST}.avro.sidecar")).unwrap()
+    );
+    let converted = d.join("converted.parquet");
+    assert!(
+        lakecore(&["footer", "convert", s(&input), "-o", s(&converted)])
+            .status
+            .success()
+    );
+    assert_eq!(
+        entries(&d),
+        [
+            "converted.parquet",
+            "in.parquet",
+            "link.parquet",
+            "manifest-0",
+            "out.sidecar"
+        ]
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
