@@ -265,3 +265,34 @@ fn outputs_are_atomic_and_never_an_input() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_parser() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = lakecore(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for sub in ["scan", "sidecar", "footer", "blob", "demo", "completions"] {
+            assert!(text.contains(sub), "{shell} completions miss {sub}");
+        }
+        assert!(text.contains("partition"), "{shell}: flags too");
+    }
+    assert_eq!(lakecore(&["completions", "tcsh"]).status.code(), Some(3));
+    let out = lakecore(&["man"]);
+    assert!(out.status.success(), "{out:?}");
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH lakecore 1"),
+        "{page}"
+    );
+    assert!(page.contains(".TH lakecore 1"));
+    for sub in [
+        "lakecore\\-scan",
+        "lakecore\\-sidecar",
+        "lakecore\\-footer",
+        "lakecore\\-blob",
+    ] {
+        assert!(page.contains(sub), "man page misses {sub}");
+    }
+    assert!(page.contains("Exit status"), "the statuses are in the page");
+}

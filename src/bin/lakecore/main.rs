@@ -42,6 +42,23 @@ enum Command {
     /// Plan a scan of a Paimon table directory: the live data files that can match, read
     /// through the manifest sidecars.
     Scan(scan::Args),
+    /// Print a shell completion script to stdout (e.g. `lakecore completions bash >
+    /// /etc/bash_completion.d/lakecore`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) to stdout (e.g. `lakecore man | man -l -`).
+    Man,
+}
+
+/// The shells `lakecore completions` writes for.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 fn main() -> ExitCode {
@@ -65,7 +82,9 @@ fn main() -> ExitCode {
         }
     };
     util::expect_format(match &cli.command {
-        Command::Demo(_) | Command::Scan(_) => lakecore::sniff::Format::Unknown,
+        Command::Demo(_) | Command::Scan(_) | Command::Completions { .. } | Command::Man => {
+            lakecore::sniff::Format::Unknown
+        }
         Command::Blob(_) => lakecore::sniff::Format::Blob,
         Command::Footer(args) => footer::expected_format(args),
         Command::Sidecar(args) => sidecar::expected_format(args),
@@ -76,9 +95,36 @@ fn main() -> ExitCode {
         Command::Footer(args) => footer::run(&args),
         Command::Sidecar(args) => sidecar::run(&args),
         Command::Scan(args) => scan::run(&args),
+        Command::Completions { shell } => completions(shell),
+        Command::Man => man(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.report(),
     }
+}
+
+/// Writes the completion script of `shell`, generated from the clap definitions.
+fn completions(shell: Shell) -> util::CliResult {
+    use clap::CommandFactory as _;
+    let mut out = Vec::new();
+    let shell = match shell {
+        Shell::Bash => clap_complete::Shell::Bash,
+        Shell::Zsh => clap_complete::Shell::Zsh,
+        Shell::Fish => clap_complete::Shell::Fish,
+    };
+    clap_complete::generate(shell, &mut Cli::command(), "lakecore", &mut out);
+    util::write_stdout(format_args!("{}", String::from_utf8_lossy(&out)));
+    Ok(())
+}
+
+/// Writes the man page, generated from the clap definitions.
+fn man() -> util::CliResult {
+    use clap::CommandFactory as _;
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut out)
+        .map_err(|e| util::Failure::io("man page", e))?;
+    util::write_stdout(format_args!("{}", String::from_utf8_lossy(&out)));
+    Ok(())
 }
