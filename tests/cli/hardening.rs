@@ -296,3 +296,28 @@ fn completions_and_man_page_come_from_the_parser() {
     }
     assert!(page.contains("Exit status"), "the statuses are in the page");
 }
+
+#[test]
+fn partition_values_can_be_quoted() {
+    let t = "tests/data/paimon/warehouse/sc.db/part_append_rs";
+    let run = |p: &str| {
+        let out = lakecore(&["scan", t, "--partition", p, "--json"]);
+        assert!(out.status.success(), "{p}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["files"].as_array().unwrap().len()
+    };
+    let bare = run("dt=2024-01-02,hr=4");
+    assert!(bare > 0);
+    assert_eq!(run("dt='2024-01-02',hr='4'"), bare);
+    // A comma inside quotes is part of the value (one condition that matches nothing), not
+    // a separator.
+    assert_eq!(run("dt='2024-01-02,hr=4'"), 0);
+    let out = lakecore(&["scan", t, "--partition", "dt='a,b"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("unclosed quote at character 3"), "{err}");
+    // The report prints partitions in the form --partition takes.
+    let out = lakecore(&["scan", t, "--partition", "dt=2024-01-02,hr=4"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("[dt=2024-01-02, hr=4]"), "{text}");
+}

@@ -7,8 +7,9 @@ use crate::util::outln;
 use crate::util::{hex, parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakecore::paimon::{
-    parse_timestamp_millis, DataFile, Filter, ManifestScan, PartitionValue, PreparedScan,
-    ScanError, ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table, TableSchema,
+    condition_text, parse_conditions, parse_timestamp_millis, DataFile, Filter, ManifestScan,
+    PartitionValue, PreparedScan, ScanError, ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table,
+    TableSchema,
 };
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -53,7 +54,8 @@ pub struct Args {
     /// Buckets: `B[/T][,..]` (`/T` also requires that total bucket count).
     #[arg(long, value_name = "B[/T][,..]")]
     bucket: Option<String>,
-    /// Partition values: `key=value[,key=value]` (all must hold; repeatable).
+    /// Partition values: `key=value[,key=value]` (all must hold; repeatable). A value holding
+    /// a comma or starting with a quote is written `'...'` with `''` for a quote (`p='a,b'`).
     #[arg(long, value_name = "key=value[,key=value]")]
     partition: Vec<String>,
     /// Column values: `column=value[,column=value]` on columns other than partition keys
@@ -116,12 +118,10 @@ fn query_of(args: &Args) -> Result<ScanQuery, Failure> {
     let conditions = |list: &[String], what: &str| -> Result<Vec<(String, String)>, Failure> {
         let mut out = Vec::new();
         for text in list {
-            for item in split_list(text) {
-                let (k, v) = item.split_once('=').ok_or_else(|| {
-                    Failure::Usage(format!("bad {what} condition {item:?}: expected key=value"))
-                })?;
-                out.push((k.trim().to_string(), v.to_string()));
-            }
+            out.extend(
+                parse_conditions(text)
+                    .map_err(|e| Failure::Usage(format!("bad --{what} {text:?}: {e}")))?,
+            );
         }
         Ok(out)
     };
@@ -327,7 +327,7 @@ fn partition_text(bytes: &[u8], schema: Option<&TableSchema>) -> String {
             .into_iter()
             .map(|(name, v)| match v {
                 PartitionValue::Null => format!("{name}={}", schema.default_partition_name),
-                v => format!("{name}={v}"),
+                v => condition_text(&name, &v.to_string()),
             })
             .collect::<Vec<_>>()
             .join(", "),
