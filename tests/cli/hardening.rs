@@ -321,3 +321,36 @@ fn partition_values_can_be_quoted() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("[dt=2024-01-02, hr=4]"), "{text}");
 }
+
+#[test]
+fn sidecar_select_finds_the_manifest_facts_itself() {
+    let m = "tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0";
+    let side = format!("{m}.avro.sidecar");
+    let select = |args: &[&str]| {
+        let out = lakecore(&[&["sidecar", "select"], args, &["--rows", "0-0", "--json"]].concat());
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let explicit = select(&[&side, "--manifest-size", "16886", "--entries", "364"]);
+    assert_eq!(
+        select(&[&side]),
+        explicit,
+        "facts from the manifest beside it"
+    );
+    assert_eq!(select(&[m]), explicit, "the manifest names its sidecar");
+    assert_eq!(select(&[m, "--entries", "364"]), explicit);
+    // The flags override: a wrong count is checked against the sidecar.
+    let out = lakecore(&["sidecar", "select", m, "--entries", "365"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8(out.stderr).unwrap().contains("mismatch"));
+    // A sidecar alone, without flags: a usage error that says what to give.
+    let d = dir("alone");
+    let alone = d.join("m.avro.sidecar");
+    std::fs::copy(&side, &alone).unwrap();
+    let out = lakecore(&["sidecar", "select", s(&alone)]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("give --manifest-size and --entries"));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -38,14 +38,17 @@ enum SidecarCommand {
     },
     /// Select the manifest blocks a scan with the given filters must read.
     Select {
-        /// The `.avro.sidecar` file.
+        /// The `MANIFEST.avro.sidecar` file, or the manifest `MANIFEST` beside which it lies.
+        #[arg(value_name = "MANIFEST_OR_SIDECAR")]
         sidecar: PathBuf,
-        /// The manifest's size in bytes.
+        /// The manifest's size in bytes (default: the size of the manifest file beside the
+        /// sidecar).
         #[arg(long)]
-        manifest_size: u64,
-        /// The manifest's entry count (ADD + DELETE).
+        manifest_size: Option<u64>,
+        /// The manifest's entry count, ADD + DELETE (default: counted in the manifest file
+        /// beside the sidecar).
         #[arg(long)]
-        entries: u64,
+        entries: Option<u64>,
         /// Inclusive row-ID ranges `A-B[,A-B...]` (`--rows=` is the empty list).
         #[arg(long)]
         rows: Option<String>,
@@ -115,17 +118,17 @@ pub fn run(args: &Args) -> CliResult {
             bucket,
             partition,
             json,
-        } => select(
-            sidecar,
-            ManifestFacts {
-                length: *manifest_size,
-                entries: *entries,
-            },
-            rows.as_deref(),
-            bucket.as_deref(),
-            partition.as_deref(),
-            *json,
-        ),
+        } => {
+            let (sidecar, facts) = locate(sidecar, *manifest_size, *entries)?;
+            select(
+                &sidecar,
+                facts,
+                rows.as_deref(),
+                bucket.as_deref(),
+                partition.as_deref(),
+                *json,
+            )
+        }
         SidecarCommand::Build {
             manifest,
             layout,
@@ -134,6 +137,49 @@ pub fn run(args: &Args) -> CliResult {
             out,
         } => build(manifest, *layout, !*no_row_ids, !*no_buckets, out),
     }
+}
+
+/// The sidecar to read and the facts of its manifest: `path` is the sidecar
+/// (`MANIFEST.avro.sidecar`) or the manifest; the facts the flags leave out come from the
+/// manifest file (its size, and the object counts of its Avro blocks).
+fn locate(
+    path: &Path,
+    length: Option<u64>,
+    entries: Option<u64>,
+) -> Result<(PathBuf, ManifestFacts), Failure> {
+    const SUFFIX: &str = ".avro.sidecar";
+    let text = path.to_string_lossy();
+    let (sidecar, manifest) = match text.strip_suffix(SUFFIX) {
+        Some(manifest) => (path.to_path_buf(), PathBuf::from(manifest)),
+        None => (PathBuf::from(format!("{text}{SUFFIX}")), path.to_path_buf()),
+    };
+    if let (Some(length), Some(entries)) = (length, entries) {
+        return Ok((sidecar, ManifestFacts { length, entries }));
+    }
+    if !manifest.is_file() {
+        return Err(Failure::Usage(format!(
+            "no manifest {} beside the sidecar: give --manifest-size and --entries",
+            manifest.display()
+        )));
+    }
+    let bytes = read(&manifest)?;
+    let counted = match entries {
+        Some(n) => n,
+        None => {
+            let invalid = |e| Failure::invalid(manifest.display(), e);
+            let container = lakecore::codec::avro::Container::parse(&bytes).map_err(invalid)?;
+            let mut n = 0u64;
+            for block in container.blocks() {
+                n = n.saturating_add(block.map_err(invalid)?.object_count);
+            }
+            n
+        }
+    };
+    let facts = ManifestFacts {
+        length: length.unwrap_or(bytes.len() as u64),
+        entries: counted,
+    };
+    Ok((sidecar, facts))
 }
 
 fn open<'a>(
