@@ -352,5 +352,21 @@ fn sidecar_select_finds_the_manifest_facts_itself() {
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("give --manifest-size and --entries"));
+    // Named anything: a sidecar that is not `M.avro.sidecar` is still read with the flags.
+    let other = d.join("m.sidecar");
+    std::fs::copy(&side, &other).unwrap();
+    let out = lakecore(&[
+        "sidecar",
+        "select",
+        s(&other),
+        "--manifest-size",
+        "16886",
+        "--entries",
+        "364",
+        "--rows",
+        "0-0",
+        "--json",
+    ]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), explicit);
     std::fs::remove_dir_all(&d).unwrap();
 }

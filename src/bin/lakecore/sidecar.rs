@@ -149,19 +149,33 @@ fn locate(
 ) -> Result<(PathBuf, ManifestFacts), Failure> {
     const SUFFIX: &str = ".avro.sidecar";
     let text = path.to_string_lossy();
-    let (sidecar, manifest) = match text.strip_suffix(SUFFIX) {
-        Some(manifest) => (path.to_path_buf(), PathBuf::from(manifest)),
-        None => (PathBuf::from(format!("{text}{SUFFIX}")), path.to_path_buf()),
+    // An Avro file is the manifest; anything else is read as the sidecar (whatever its name).
+    let mut head = [0u8; 4];
+    let is_manifest = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && lakecore::sniff::sniff(&head) == lakecore::sniff::Format::Avro;
+    let (sidecar, manifest) = if is_manifest {
+        (
+            PathBuf::from(format!("{text}{SUFFIX}")),
+            Some(path.to_path_buf()),
+        )
+    } else {
+        (
+            path.to_path_buf(),
+            text.strip_suffix(SUFFIX).map(PathBuf::from),
+        )
     };
     if let (Some(length), Some(entries)) = (length, entries) {
         return Ok((sidecar, ManifestFacts { length, entries }));
     }
-    if !manifest.is_file() {
+    let Some(manifest) = manifest.filter(|m| m.is_file()) else {
         return Err(Failure::Usage(format!(
-            "no manifest {} beside the sidecar: give --manifest-size and --entries",
-            manifest.display()
+            "no manifest beside the sidecar {} (named as it without `{SUFFIX}`): give \
+             --manifest-size and --entries",
+            sidecar.display()
         )));
-    }
+    };
     let bytes = read(&manifest)?;
     let counted = match entries {
         Some(n) => n,
