@@ -370,3 +370,72 @@ fn sidecar_select_finds_the_manifest_facts_itself() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), explicit);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// The test table with its INT partition key `hr` retyped (same BinaryRow slot): a DATE
+/// holds day `hr`, a DECIMAL(10, 2) holds `hr` hundredths.
+fn retyped(d: &Path, ty: &str) -> PathBuf {
+    let t = d.join(ty.replace([' ', '(', ')', ','], "_"));
+    copy_dir(
+        Path::new("tests/data/paimon/warehouse/sc.db/part_append_rs"),
+        &t,
+    );
+    for e in std::fs::read_dir(t.join("schema")).unwrap() {
+        let path = e.unwrap().path();
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for f in v["fields"].as_array_mut().unwrap() {
+            if f["name"] == "hr" {
+                f["type"] = ty.into();
+            }
+        }
+        std::fs::write(&path, v.to_string()).unwrap();
+    }
+    t
+}
+
+#[test]
+fn dates_and_decimals_are_strict_and_printed_as_written() {
+    let d = dir("typed");
+    let date = retyped(&d, "DATE");
+    let decimal = retyped(&d, "DECIMAL(10, 2)");
+    let scan = |t: &Path, p: &str| lakecore(&["scan", s(t), "--partition", p]);
+    // Day 4 is 1970-01-05: the report prints it in the form --partition takes, and that
+    // form selects the same files.
+    let out = scan(&date, "hr=1970-01-05");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("hr=1970-01-05]"), "{text}");
+    assert!(!text.contains("day"), "{text}");
+    let out = scan(&decimal, "hr=0.04");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("hr=0.04]"), "{text}");
+    // Impossible days and excess digits are refused (usage), in words, not rolled over.
+    for (t, value, words) in [
+        (
+            &date,
+            "hr=1970-02-30",
+            "not a valid DATE (YYYY-MM-DD, a day that exists)",
+        ),
+        (&date, "hr=1970-1-5", "not a valid DATE"),
+        (&decimal, "hr=0.041", "not a valid DECIMAL of scale 2"),
+    ] {
+        let out = scan(t, value);
+        assert_eq!(out.status.code(), Some(3), "{value}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(words), "{value}: {err}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
