@@ -439,3 +439,45 @@ fn dates_and_decimals_are_strict_and_printed_as_written() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn sidecar_select_takes_partition_values_typed_by_the_schema() {
+    let t = "tests/data/paimon/warehouse/sc.db/part_append_rs";
+    let m = format!("{t}/manifest/manifest-17fe0b1d-9a8f-4770-8b25-6274f809f953-0");
+    let side = format!("{m}.avro.sidecar");
+    // The sidecar's two partitions: (dt=2024-01-02, hr=7) and (dt=2024-01-02, hr=8).
+    let hex7 =
+        "0000000200000000000000000a000000180000000700000000000000323032342d30312d3032000000000000";
+    let select = |file: &str, extra: &[&str]| {
+        let out = lakecore(&[&["sidecar", "select", file, "--json"], extra].concat());
+        assert!(out.status.success(), "{extra:?}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["blocks"].as_array().unwrap().len()
+    };
+    assert_eq!(select(&side, &["--partition", hex7]), 1);
+    assert_eq!(select(&side, &["--partition", "dt=2024-01-02,hr=7"]), 1);
+    assert_eq!(select(&side, &["--partition", "hr='8'"]), 1);
+    assert_eq!(select(&side, &["--partition", "dt=2024-01-02,hr=9"]), 0);
+    assert_eq!(select(&side, &["--partition", "dt='2024-01-02,hr=7'"]), 0);
+    for (p, says) in [
+        ("hr=x", "not a valid INT"),
+        ("nope=1", "not a partition key"),
+    ] {
+        let out = lakecore(&["sidecar", "select", &side, "--partition", p]);
+        assert_eq!(out.status.code(), Some(3), "{p}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(says), "{p}: {err}");
+    }
+    // Outside its table the schema comes from --table.
+    let d = dir("schema");
+    let copy = d.join("m");
+    std::fs::copy(&m, &copy).unwrap();
+    std::fs::copy(&side, d.join("m.avro.sidecar")).unwrap();
+    let out = lakecore(&["sidecar", "select", s(&copy), "--partition", "hr=7"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("--table DIR"));
+    assert_eq!(select(s(&copy), &["--partition", "hr=7", "--table", t]), 1);
+    std::fs::remove_dir_all(&d).unwrap();
+}

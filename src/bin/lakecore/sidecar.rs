@@ -6,6 +6,7 @@ use crate::util::{
     hex, parse_range, read, refuse_output_over_input, split_list, write_atomic, CliResult, Failure,
 };
 use lakecore::paimon::manifest::build_from_manifest;
+use lakecore::paimon::{parse_conditions, ScanError, Table, TableSchema};
 use lakecore::sidecar::{
     BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
     SidecarOptions,
@@ -55,9 +56,15 @@ enum SidecarCommand {
         /// Buckets `B/T` (that pair) or `B` (any total), comma-separated.
         #[arg(long)]
         bucket: Option<String>,
-        /// Partitions as `_PARTITION` hex strings, comma-separated.
+        /// Partition values `key=value[,key=value]` (all must hold, typed and quoted as in
+        /// `scan --partition`; needs the table's schema), or `_PARTITION` hex strings,
+        /// comma-separated (any may match).
         #[arg(long)]
         partition: Option<String>,
+        /// The table whose schema types `--partition key=value` (default: the table the
+        /// sidecar lies in, `TABLE/manifest/…`).
+        #[arg(long, value_name = "DIR")]
+        table: Option<PathBuf>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -117,15 +124,20 @@ pub fn run(args: &Args) -> CliResult {
             rows,
             bucket,
             partition,
+            table,
             json,
         } => {
             let (sidecar, facts) = locate(sidecar, *manifest_size, *entries)?;
+            let partition = partition
+                .as_deref()
+                .map(|p| partition_filter(p, table.as_deref(), &sidecar))
+                .transpose()?;
             select(
                 &sidecar,
                 facts,
                 rows.as_deref(),
                 bucket.as_deref(),
-                partition.as_deref(),
+                partition.as_ref(),
                 *json,
             )
         }
@@ -194,6 +206,65 @@ fn locate(
         entries: counted,
     };
     Ok((sidecar, facts))
+}
+
+/// What `--partition` asks for: `_PARTITION` tuples given as hex (any may match), or
+/// `key=value` conditions (all must hold) typed by a table's schema.
+enum PartitionFilter {
+    Hex(Vec<Vec<u8>>),
+    Values {
+        schema: Box<TableSchema>,
+        conditions: Vec<(String, String)>,
+    },
+}
+
+impl PartitionFilter {
+    fn matches(&self, tuple: &[u8]) -> Result<bool, Failure> {
+        match self {
+            PartitionFilter::Hex(wanted) => Ok(wanted.iter().any(|w| w == tuple)),
+            PartitionFilter::Values { schema, conditions } => schema
+                .partition_matches(conditions, tuple)
+                .map_err(|e| Failure::Usage(format!("--partition: {e}"))),
+        }
+    }
+}
+
+fn partition_filter(
+    text: &str,
+    table: Option<&Path>,
+    sidecar: &Path,
+) -> Result<PartitionFilter, Failure> {
+    if !text.contains('=') {
+        let tuples = split_list(text).map(unhex).collect::<Result<Vec<_>, _>>()?;
+        return Ok(PartitionFilter::Hex(tuples));
+    }
+    let conditions = parse_conditions(text)
+        .map_err(|e| Failure::Usage(format!("bad --partition {text:?}: {e}")))?;
+    // The sidecar's own table: TABLE/manifest/M.avro.sidecar.
+    let beside = sidecar
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == "manifest"))
+        .and_then(Path::parent);
+    let Some(dir) = table.or(beside) else {
+        return Err(Failure::Usage(
+            "--partition key=value needs the table's schema: give --table DIR".into(),
+        ));
+    };
+    let fail = |e: ScanError| match e {
+        ScanError::Io { path, error } => Failure::io(path.display(), error),
+        ScanError::Invalid { path, error } => Failure::invalid(path.display(), error),
+        other => Failure::Usage(other.to_string()),
+    };
+    let t = Table::open(dir).map_err(fail)?;
+    let schema_id = match t.latest_snapshot_id().map_err(fail)? {
+        Some(id) => t.snapshot(id).map_err(fail)?.schema_id,
+        None => 0,
+    };
+    let schema = t.schema(schema_id).map_err(fail)?;
+    Ok(PartitionFilter::Values {
+        schema: Box::new(schema),
+        conditions,
+    })
 }
 
 fn open<'a>(
@@ -320,7 +391,7 @@ fn select(
     facts: ManifestFacts,
     rows: Option<&str>,
     bucket: Option<&str>,
-    partition: Option<&str>,
+    partition: Option<&PartitionFilter>,
     json: bool,
 ) -> CliResult {
     let bytes = read(path)?;
@@ -339,12 +410,19 @@ fn select(
                 .collect::<Result<Vec<_>, _>>()
         })
         .transpose()?;
-    let partitions = partition
-        .map(|p| split_list(p).map(unhex).collect::<Result<Vec<_>, _>>())
-        .transpose()?;
-    let mask = partitions
-        .as_ref()
-        .map(|wanted| s.partition_mask_vec(|t| wanted.iter().any(|w| w == t)));
+    let mut refused = None;
+    let mask = partition.map(|filter| {
+        s.partition_mask_vec(|t| match filter.matches(t) {
+            Ok(m) => m,
+            Err(e) => {
+                refused.get_or_insert(e);
+                false
+            }
+        })
+    });
+    if let Some(e) = refused {
+        return Err(e);
+    }
     let bucket_pred = |b: i32, t: i32| {
         buckets.as_ref().is_some_and(|l| {
             l.iter()
