@@ -16,7 +16,8 @@
 //! it knows slices and integers only); [`cursor`] (the checked cursor), [`codec`] (varints,
 //! bit packing, checksums, Thrift, Avro framing) and [`select`] (the row ranges every format
 //! selects by); the formats, which never import each other: [`sidecar`] (Paimon manifest
-//! sidecars), [`blob`] (Paimon BLOB files), [`footer`] (Parquet modular footers); `io`
+//! sidecars), [`blob`] (Paimon BLOB files), [`footer`] (Parquet modular footers);
+//! [`sniff`] (which of these a file's magic numbers say it is); `io`
 //! (feature `std`: mapping, span reads, caches); and `paimon` (feature `paimon`: manifests,
 //! tables, scan planning).
 //!
@@ -62,6 +63,7 @@ pub mod io;
 pub mod paimon;
 pub mod select;
 pub mod sidecar;
+pub mod sniff;
 
 pub use error::{Error, ErrorKind, Location, Result};
 

@@ -4,7 +4,7 @@
 //! This module is format-neutral: it owns files, spans and caches and parses nothing. The
 //! Paimon sidecar lookup and its fallback rules built on it live in `paimon::sidecar`
 //! (feature `paimon`). Mapping is the one `unsafe` operation and is an `unsafe fn` that hands
-//! memmap2's contract to the caller.
+//! memmap2's contract to the caller; files up to [`READ_BELOW`] bytes are read, not mapped.
 //!
 //! ```
 //! use lakecore::io::coalesce;
@@ -27,19 +27,69 @@ use std::sync::Mutex;
 
 pub use memmap2::Mmap;
 
-/// Maps `path` read-only.
+/// Files up to this many bytes are read into memory by [`map_file`] instead of mapped.
+///
+/// Paimon manifests, manifest lists and sidecars are far smaller (manifests target 8 MiB), so
+/// the planner and the CLI never map them: a metadata file truncated or rewritten by another
+/// process while it is being read then yields stale or short bytes (which validation
+/// rejects), never a SIGBUS that ends the process. Mapping pays off only for larger files.
+pub const READ_BELOW: u64 = 16 << 20;
+
+/// A whole file's bytes: read into memory (files up to [`READ_BELOW`] bytes) or mapped.
+#[derive(Debug)]
+pub enum FileBytes {
+    /// Read into a buffer the process owns: later changes to the file cannot affect it.
+    Read(Vec<u8>),
+    /// Mapped read-only (larger files), under [`map_file`]'s contract.
+    Mapped(Mmap),
+}
+
+impl core::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Read(v) => v,
+            FileBytes::Mapped(m) => m,
+        }
+    }
+}
+
+impl AsRef<[u8]> for FileBytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+/// Opens `path`'s bytes: reads files of up to [`READ_BELOW`] bytes into memory and maps
+/// larger ones read-only (then checks that the file did not shrink while it was mapped).
 ///
 /// # Safety
 ///
-/// memmap2's contract passes to the caller: the file must not be modified, truncated or
-/// replaced in place by this or another process while the map (or any slice borrowed from
-/// it) is alive; otherwise reads are undefined behaviour. Paimon metadata files are written
-/// once and never modified, which is what makes mapping them sound in practice.
-pub unsafe fn map_file(path: &Path) -> io::Result<Mmap> {
-    let file = File::open(path)?;
+/// For a mapped file (over [`READ_BELOW`] bytes) memmap2's contract passes to the caller: the
+/// file must not be modified, truncated or replaced in place by this or another process
+/// while the map (or any slice borrowed from it) is alive; otherwise reads are undefined
+/// behaviour (a truncated page faults with SIGBUS). Paimon metadata files are written once
+/// and never modified, which is what makes mapping them sound in practice; files read into
+/// memory carry no such requirement.
+pub unsafe fn map_file(path: &Path) -> io::Result<FileBytes> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    if len <= READ_BELOW {
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        file.read_to_end(&mut bytes)?;
+        return Ok(FileBytes::Read(bytes));
+    }
     // SAFETY: the caller guarantees the file is not modified while mapped (see `# Safety`),
     // which is `Mmap::map`'s only requirement.
-    unsafe { Mmap::map(&file) }
+    let map = unsafe { Mmap::map(&file) }?;
+    if file.metadata()?.len() < map.len() as u64 {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the file shrank while it was being mapped",
+        ));
+    }
+    Ok(FileBytes::Mapped(map))
 }
 
 /// A cache of whole files' bytes keyed by path, bounded in bytes (oldest entries are evicted

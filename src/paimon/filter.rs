@@ -7,6 +7,7 @@
 //! (min/max, null counts), and the bucket a bucket-key equality hashes to. A file is kept
 //! unless the metadata proves it holds no matching row.
 
+use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
@@ -607,6 +608,96 @@ impl<V: PartialOrd> Test<V> {
                 })
             }
         }
+    }
+}
+
+/// Parses a list of `key=value` conditions as `--partition` and `--column` take them:
+/// comma-separated, all of which must hold (AND). A value runs to the next comma and may hold
+/// `=` and any character; a value that holds a comma or starts with a quote is single-quoted
+/// with `''` for a quote (`p='a,b'`, `p='it''s'`); the empty text is the empty list. Errors
+/// name the character where the list went wrong.
+///
+/// ```
+/// use lakecore::paimon::parse_conditions;
+/// let c = parse_conditions("dt=2024-01-02,p='a,b',q='it''s',r=x=y,s=é")?;
+/// let pairs: Vec<(&str, &str)> = c.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+/// assert_eq!(
+///     pairs,
+///     [("dt", "2024-01-02"), ("p", "a,b"), ("q", "it's"), ("r", "x=y"), ("s", "é")]
+/// );
+/// assert!(parse_conditions("p='a,b").unwrap_err().contains("character 2"));
+/// # Ok::<(), String>(())
+/// ```
+pub fn parse_conditions(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    let at = |rest: &str| text.len() - rest.len();
+    while !rest.is_empty() {
+        let Some(eq) = rest
+            .find(['=', ','])
+            .filter(|&i| rest.as_bytes().get(i) == Some(&b'='))
+        else {
+            return Err(format!("expected key=value at character {}", at(rest)));
+        };
+        let key = rest.get(..eq).unwrap_or_default().trim();
+        if key.is_empty() {
+            return Err(format!("empty key at character {}", at(rest)));
+        }
+        rest = rest.get(eq + 1..).unwrap_or_default();
+        let value = if let Some(quoted) = rest.strip_prefix('\'') {
+            let open = at(rest);
+            let mut value = String::new();
+            let mut tail = quoted;
+            loop {
+                let Some(q) = tail.find('\'') else {
+                    return Err(format!("unclosed quote at character {open}"));
+                };
+                value.push_str(tail.get(..q).unwrap_or_default());
+                tail = tail.get(q + 1..).unwrap_or_default();
+                match tail.strip_prefix('\'') {
+                    Some(after) => {
+                        value.push('\'');
+                        tail = after;
+                    }
+                    None => break,
+                }
+            }
+            rest = tail;
+            if !rest.is_empty() && !rest.starts_with(',') {
+                return Err(format!(
+                    "expected a comma or the end after the quoted value at character {}",
+                    at(rest)
+                ));
+            }
+            value
+        } else {
+            let end = rest.find(',').unwrap_or(rest.len());
+            let value = rest.get(..end).unwrap_or_default().to_string();
+            rest = rest.get(end..).unwrap_or_default();
+            value
+        };
+        out.push((key.to_string(), value));
+        rest = rest.strip_prefix(',').unwrap_or(rest);
+    }
+    Ok(out)
+}
+
+/// Writes one condition as [`parse_conditions`] reads it back: `key=value`, the value
+/// single-quoted (quotes doubled) when it holds a comma or starts with a quote.
+///
+/// ```
+/// use lakecore::paimon::{condition_text, parse_conditions};
+/// assert_eq!(condition_text("p", "a,b"), "p='a,b'");
+/// assert_eq!(condition_text("d", "2024-02-29"), "d=2024-02-29");
+/// let text = condition_text("q", "'it's, fine'");
+/// assert_eq!(parse_conditions(&text)?, [("q".to_string(), "'it's, fine'".to_string())]);
+/// # Ok::<(), String>(())
+/// ```
+pub fn condition_text(key: &str, value: &str) -> String {
+    if value.contains(',') || value.starts_with('\'') {
+        format!("{key}='{}'", value.replace('\'', "''"))
+    } else {
+        format!("{key}={value}")
     }
 }
 

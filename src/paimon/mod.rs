@@ -18,7 +18,7 @@ pub mod synth;
 mod table;
 
 pub use error::ScanError;
-pub use filter::{CmpOp, Filter};
+pub use filter::{condition_text, parse_conditions, CmpOp, Filter};
 pub use plan::{
     DataFile, ManifestRead, ManifestScan, PreparedScan, Reconciler, ScanEntry, ScanOptions,
     ScanPlan, ScanStats,

@@ -378,8 +378,32 @@ pub(super) enum StatsRule {
 
 /// Types `text` for a column of type `ty`, naming the column in the error.
 pub(super) fn typed_value(ty: PartitionType, text: &str, column: &str) -> Result<Value, String> {
-    typed(ty, text)
-        .ok_or_else(|| alloc::format!("value {text:?} is not a valid {ty:?} for column {column:?}"))
+    typed(ty, text).ok_or_else(|| {
+        alloc::format!(
+            "value {text:?} is not a valid {} for column {column:?}",
+            type_words(ty)
+        )
+    })
+}
+
+/// A type and the form its values are written in, for error messages.
+fn type_words(ty: PartitionType) -> alloc::string::String {
+    match ty {
+        PartitionType::Boolean => "BOOLEAN (true or false)".into(),
+        PartitionType::TinyInt => "TINYINT (-128..=127)".into(),
+        PartitionType::SmallInt => "SMALLINT (-32768..=32767)".into(),
+        PartitionType::Int => "INT (a 32-bit integer)".into(),
+        PartitionType::BigInt => "BIGINT (a 64-bit integer)".into(),
+        PartitionType::Float => "FLOAT (a number)".into(),
+        PartitionType::Double => "DOUBLE (a number)".into(),
+        PartitionType::Date => "DATE (YYYY-MM-DD, a day that exists)".into(),
+        PartitionType::String => "STRING".into(),
+        PartitionType::Binary => "BINARY (hex)".into(),
+        PartitionType::Decimal { scale } => {
+            alloc::format!("DECIMAL of scale {scale} (at most {scale} digits after the point)")
+        }
+        PartitionType::Unsupported => "value of a type lakecore does not compare".into(),
+    }
 }
 
 impl Compiled {

@@ -430,6 +430,63 @@ fn decimal_text(unscaled: i64, scale: u32) -> String {
 }
 
 impl TableSchema {
+    /// Whether the `_PARTITION` bytes `tuple` hold every `key=value` of `conditions` (as
+    /// [`parse_conditions`](super::parse_conditions) reads them; `key=<default partition
+    /// name>` is a null value), each value typed by its key's type exactly as `scan
+    /// --partition` types it. The error names an unknown key or a value its type refuses.
+    ///
+    /// ```
+    /// use lakecore::paimon::Table;
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/part_append_rs");
+    /// let table = Table::open(dir)?;
+    /// let schema = table.schema(0)?;
+    /// let plan = table.plan(None, &Default::default())?;
+    /// let tuple = &plan.files[0].partition;
+    /// let values = schema.partition_values(tuple).unwrap();
+    /// let (key, value) = (&values[0].0, values[0].1.to_string());
+    /// assert_eq!(schema.partition_matches(&[(key.clone(), value)], tuple), Ok(true));
+    /// assert_eq!(schema.partition_matches(&[("hr".into(), "-1".into())], tuple), Ok(false));
+    /// assert!(schema.partition_matches(&[("hr".into(), "x".into())], tuple).is_err());
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    pub fn partition_matches(
+        &self,
+        conditions: &[(String, String)],
+        tuple: &[u8],
+    ) -> Result<bool, String> {
+        let row = crate::sidecar::BinaryRow::from_partition(tuple, 0)
+            .map_err(|e| alloc::format!("partition bytes: {e}"))?;
+        for (key, text) in conditions {
+            let Some((i, ty)) = self
+                .partition_keys
+                .iter()
+                .zip(0u32..)
+                .find(|((k, _), _)| k == key)
+                .map(|((_, ty), i)| (i, *ty))
+            else {
+                let keys: Vec<&str> = self
+                    .partition_keys
+                    .iter()
+                    .map(|(k, _)| k.as_str())
+                    .collect();
+                return Err(alloc::format!(
+                    "{key:?} is not a partition key (partition keys: {keys:?})"
+                ));
+            };
+            let have =
+                read_field(&row, i, ty).map_err(|e| alloc::format!("partition bytes: {e}"))?;
+            let matches = if *text == self.default_partition_name {
+                have.is_none()
+            } else {
+                have == Some(typed_value(ty, text, key)?)
+            };
+            if !matches {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The partition values of `_PARTITION` bytes, typed through the schema, in key order.
     ///
     /// ```

@@ -191,10 +191,10 @@ fn invalid_input_exits_2_with_one_line() {
         &run(&["blob", "merge", "--file", &format!("1:0:{p}"), "--json"]),
         "invalid value at row 1",
     );
-    assert_invalid(
-        &run(&["blob", "merge", "--file", "x:0:/nonexistent", "--json"]),
-        "SEQ:FIRST_ROW_ID:PATH",
-    );
+    // A malformed argument is a usage error: status 3.
+    let usage = run(&["blob", "merge", "--file", "x:0:/nonexistent", "--json"]);
+    assert_eq!(usage.status.code(), Some(3), "{usage:?}");
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("SEQ:FIRST_ROW_ID:PATH"));
     let missing = run(&["blob", "inspect", "/nonexistent/file.blob", "--json"]);
     assert_eq!(missing.status.code(), Some(1));
 }

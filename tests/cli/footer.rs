@@ -129,9 +129,19 @@ fn convert_inspect_placement_and_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    let want = format!("invalid input: bad magic at byte {}\n", original.len() - 4);
-    assert!(err.starts_with("error: ") && err.ends_with(&want), "{err}");
+    let want = format!("invalid input: bad magic at byte {}", original.len() - 4);
+    assert!(err.starts_with("error: ") && err.contains(&want), "{err}");
     assert_eq!(err.lines().count(), 1);
+    // It says what the file is and the command that takes it.
+    assert!(err.contains(&input.display().to_string()), "{err}");
+    assert!(
+        err.contains("the bytes look like a standard Parquet file"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("`lakecore footer convert {} -o ", input.display())),
+        "{err}"
+    );
 
     // Truncated modular footer.
     let bytes = std::fs::read(&output).unwrap();
@@ -158,7 +168,7 @@ fn convert_inspect_placement_and_errors() {
         .args(["--column", "3", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3), "a usage error");
 
     // Converting a non-Parquet file.
     let out = bin()

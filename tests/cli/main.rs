@@ -3,5 +3,6 @@
 
 mod blob;
 mod footer;
+mod hardening;
 mod scan;
 mod sidecar;

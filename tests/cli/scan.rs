@@ -253,13 +253,14 @@ fn one_line_error(args: &[&str], statuses: &[i32]) -> String {
 fn invalid_tables_and_queries_fail_with_one_line() {
     let missing = table("sc.db/no_such_table");
     one_line_error(&["scan", missing.to_str().unwrap()], &[1]);
-    one_line_error(&["scan", WAREHOUSE, "--json"], &[2]);
+    // Not a table directory: a usage error.
+    one_line_error(&["scan", WAREHOUSE, "--json"], &[3]);
     let t = table("sc.db/part_append_rs");
     let t = t.to_str().unwrap();
-    one_line_error(&["scan", t, "--partition", "nope=1"], &[2]);
-    one_line_error(&["scan", t, "--partition", "hr=seven"], &[2]);
-    one_line_error(&["scan", t, "--rows", "9-1"], &[2]);
-    one_line_error(&["scan", t, "--bucket", "x/4"], &[2]);
+    one_line_error(&["scan", t, "--partition", "nope=1"], &[3]);
+    one_line_error(&["scan", t, "--partition", "hr=seven"], &[3]);
+    one_line_error(&["scan", t, "--rows", "9-1"], &[3]);
+    one_line_error(&["scan", t, "--bucket", "x/4"], &[3]);
     one_line_error(&["scan", t, "--snapshot", "99"], &[1]);
 
     // A truncated manifest: invalid input, exit status 2, file named.
@@ -327,7 +328,7 @@ fn demo_scans_a_generated_table_and_keeps_it_on_request() {
     assert_eq!(String::from_utf8(scan.stdout).unwrap(), expected(&plan));
     // An existing directory is refused rather than overwritten.
     let again = lakecore(&["demo", "--manifests", "1", "--keep", keep.to_str().unwrap()]);
-    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(again.status.code(), Some(3), "a usage error");
     fs::remove_dir_all(&keep).unwrap();
 }
 
@@ -415,12 +416,12 @@ fn splits_filters_and_snapshot_selection() {
     let at = first.time_millis.unwrap().to_string();
     assert_eq!(files(&["--as-of", &at]), files(&["--snapshot", "1"]));
 
-    let e = one_line_error(&["scan", t, "--where", "hr >= "], &[2]);
+    let e = one_line_error(&["scan", t, "--where", "hr >= "], &[3]);
     assert!(e.contains("character"), "{e}");
-    one_line_error(&["scan", t, "--where", "nope = 1"], &[2]);
-    one_line_error(&["scan", t, "--where", "hr = 'seven'"], &[2]);
-    one_line_error(&["scan", t, "--as-of", "2024-02-30"], &[2]);
-    one_line_error(&["scan", t, "--tag", "nope"], &[2]);
-    one_line_error(&["scan", t, "--rows", "1-2"], &[2]);
-    one_line_error(&["scan", t, "--column", "dt=2024-01-02"], &[2]);
+    one_line_error(&["scan", t, "--where", "nope = 1"], &[3]);
+    one_line_error(&["scan", t, "--where", "hr = 'seven'"], &[3]);
+    one_line_error(&["scan", t, "--as-of", "2024-02-30"], &[3]);
+    one_line_error(&["scan", t, "--tag", "nope"], &[3]);
+    one_line_error(&["scan", t, "--rows", "1-2"], &[3]);
+    one_line_error(&["scan", t, "--column", "dt=2024-01-02"], &[3]);
 }

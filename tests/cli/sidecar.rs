@@ -305,12 +305,30 @@ fn build_reproduces_published_sidecars_and_fixed_selects_the_same() {
         stdout(&lakecore(&args));
         let published = std::fs::read(c.dir.join(format!("{}.avro.sidecar", c.manifest))).unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), published, "{}", c.manifest);
-        // Default layout is fixed.
+        // The default layout is compact (what the clients read); fixed on request.
+        let default = tmp(&format!("{}.default", c.manifest));
+        stdout(&lakecore(&[
+            "sidecar",
+            "build",
+            manifest.to_str().unwrap(),
+            "-o",
+            default.to_str().unwrap(),
+        ]));
+        let v: Value = serde_json::from_str(&stdout(&lakecore(&[
+            "sidecar",
+            "inspect",
+            default.to_str().unwrap(),
+            "--json",
+        ])))
+        .unwrap();
+        assert_eq!(v["layout"], "compact");
         let fixed = tmp(&format!("{}.fixed", c.manifest));
         stdout(&lakecore(&[
             "sidecar",
             "build",
             manifest.to_str().unwrap(),
+            "--layout",
+            "fixed",
             "-o",
             fixed.to_str().unwrap(),
         ]));

@@ -191,3 +191,26 @@ fn selected_spans_form_a_valid_avro_file() {
     );
     assert!(span_slices(&map, 10, &[(map.len() as u64, 1)]).is_err());
 }
+
+/// A metadata-sized file truncated by another writer while the planner holds its bytes: the
+/// bytes stay whole (they were read, not mapped); a map would fault with SIGBUS here.
+#[test]
+fn a_small_file_truncated_while_open_cannot_crash_the_reader() {
+    let d = std::env::temp_dir().join(format!("lakecore-truncate-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let path = d.join("manifest");
+    let original: Vec<u8> = (0..256 * 1024u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&path, &original).unwrap();
+    // SAFETY: a file this small is read, not mapped, so the truncation below is allowed.
+    #[allow(unsafe_code)]
+    let bytes = unsafe { map_file(&path) }.unwrap();
+    assert!(matches!(bytes, lakecore::io::FileBytes::Read(_)));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    assert_eq!(&bytes[..], &original[..]);
+    std::fs::remove_dir_all(&d).unwrap();
+}

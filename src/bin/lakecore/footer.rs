@@ -1,7 +1,8 @@
 //! `lakecore footer`: convert standard Parquet footers to modular footers, inspect them, and
 //! read one column's placement.
 
-use crate::util::{read, CliResult, Failure};
+use crate::util::outln;
+use crate::util::{read, refuse_output_over_input, write_atomic, CliResult, Failure};
 use lakecore::footer::{convert, ModularFooter, Module, ModuleEncoding};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -44,16 +45,25 @@ enum Command {
     },
 }
 
+/// The format the subcommand reads: standard Parquet for `convert`, modular for the others.
+pub fn expected_format(args: &Args) -> lakecore::sniff::Format {
+    match args.command {
+        Command::Convert { .. } => lakecore::sniff::Format::StandardParquet,
+        _ => lakecore::sniff::Format::ModularParquet,
+    }
+}
+
 /// Runs a `footer` subcommand.
 pub fn run(args: &Args) -> CliResult {
     match &args.command {
         Command::Convert { input, output } => {
+            refuse_output_over_input(output, &[input])?;
             let bytes = read(input)?;
             let converted = convert(&bytes).map_err(|e| Failure::invalid(input.display(), e))?;
-            std::fs::write(output, &converted).map_err(|e| Failure::io(output.display(), e))?;
+            write_atomic(output, &converted)?;
             let footer = ModularFooter::parse(&converted)
                 .map_err(|e| Failure::invalid(output.display(), e))?;
-            println!(
+            outln!(
                 "{} -> {}: {} columns, {} row groups, {} bytes of modular metadata",
                 input.display(),
                 output.display(),
@@ -67,7 +77,7 @@ pub fn run(args: &Args) -> CliResult {
             let bytes = read(file)?;
             let f =
                 ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
-            println!("{}", inspect(&f, *json));
+            outln!("{}", inspect(&f, *json));
             Ok(())
         }
         Command::Placement { file, column, json } => {
@@ -82,7 +92,7 @@ pub fn run(args: &Args) -> CliResult {
             }
             let text =
                 placement(&f, *column, *json).map_err(|e| Failure::invalid(file.display(), e))?;
-            println!("{text}");
+            outln!("{text}");
             Ok(())
         }
     }

@@ -3,11 +3,13 @@
 //! Argument parsing and printing only; the planning is `lakecore::paimon`. Manifests run
 //! in parallel (rayon); a progress bar appears on stderr when the work takes long.
 
+use crate::util::outln;
 use crate::util::{hex, parse_range, split_list, CliResult, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakecore::paimon::{
-    parse_timestamp_millis, DataFile, Filter, ManifestScan, PartitionValue, PreparedScan,
-    ScanError, ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table, TableSchema,
+    condition_text, parse_conditions, parse_timestamp_millis, DataFile, Filter, ManifestScan,
+    PartitionValue, PreparedScan, ScanError, ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table,
+    TableSchema,
 };
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -52,7 +54,8 @@ pub struct Args {
     /// Buckets: `B[/T][,..]` (`/T` also requires that total bucket count).
     #[arg(long, value_name = "B[/T][,..]")]
     bucket: Option<String>,
-    /// Partition values: `key=value[,key=value]` (all must hold; repeatable).
+    /// Partition values: `key=value[,key=value]` (all must hold; repeatable). A value holding
+    /// a comma or starting with a quote is written `'...'` with `''` for a quote (`p='a,b'`).
     #[arg(long, value_name = "key=value[,key=value]")]
     partition: Vec<String>,
     /// Column values: `column=value[,column=value]` on columns other than partition keys
@@ -115,12 +118,10 @@ fn query_of(args: &Args) -> Result<ScanQuery, Failure> {
     let conditions = |list: &[String], what: &str| -> Result<Vec<(String, String)>, Failure> {
         let mut out = Vec::new();
         for text in list {
-            for item in split_list(text) {
-                let (k, v) = item.split_once('=').ok_or_else(|| {
-                    Failure::Usage(format!("bad {what} condition {item:?}: expected key=value"))
-                })?;
-                out.push((k.trim().to_string(), v.to_string()));
-            }
+            out.extend(
+                parse_conditions(text)
+                    .map_err(|e| Failure::Usage(format!("bad --{what} {text:?}: {e}")))?,
+            );
         }
         Ok(out)
     };
@@ -326,7 +327,7 @@ fn partition_text(bytes: &[u8], schema: Option<&TableSchema>) -> String {
             .into_iter()
             .map(|(name, v)| match v {
                 PartitionValue::Null => format!("{name}={}", schema.default_partition_name),
-                v => format!("{name}={v}"),
+                v => condition_text(&name, &v.to_string()),
             })
             .collect::<Vec<_>>()
             .join(", "),
@@ -420,14 +421,14 @@ fn rows_text(f: &DataFile) -> String {
 
 fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
     let s = plan.stats;
-    println!("table: {}", args.table_dir.display());
+    outln!("table: {}", args.table_dir.display());
     match plan.snapshot {
-        Some(id) => println!("snapshot: {id}"),
-        None => println!("snapshot: none (empty table)"),
+        Some(id) => outln!("snapshot: {id}"),
+        None => outln!("snapshot: none (empty table)"),
     }
-    println!("live data files that can match: {}", plan.files.len());
+    outln!("live data files that can match: {}", plan.files.len());
     for f in &plan.files {
-        println!(
+        outln!(
             "  [{}] bucket {}/{}  {}  {}",
             partition_text(&f.partition, schema),
             f.bucket,
@@ -438,11 +439,11 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
     }
     let full = s.manifests - s.manifests_with_sidecar - s.manifests_pruned;
     if args.no_sidecars {
-        println!(
+        outln!(
             "manifests: {} (sidecars switched off: all read in full)",
             s.manifests
         );
-        println!(
+        outln!(
             "read: {} of {} blocks, {} of {} manifest bytes; {} entries matched",
             s.blocks_read,
             s.blocks_total,
@@ -452,7 +453,7 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
         );
         return;
     }
-    println!(
+    outln!(
         "manifests: {} ({} pruned by the manifest list's statistics, {} through sidecars, {} read in full: {} without sidecar, {} with an invalid or unreadable sidecar)",
         s.manifests,
         s.manifests_pruned,
@@ -468,7 +469,7 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
             100.0 * a as f64 / b as f64
         }
     };
-    println!(
+    outln!(
         "with sidecars: {} of {} blocks, {} of {} manifest bytes ({:.1}%) + {} sidecar bytes; {} entries matched",
         s.blocks_read,
         s.blocks_total,
@@ -478,8 +479,11 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
         s.sidecar_bytes_read,
         s.entries_matched
     );
-    println!(
+    outln!(
         "without sidecars: {} of {} blocks, {} of {} manifest bytes (100.0%)",
-        s.blocks_total, s.blocks_total, s.manifest_bytes_total, s.manifest_bytes_total
+        s.blocks_total,
+        s.blocks_total,
+        s.manifest_bytes_total,
+        s.manifest_bytes_total
     );
 }

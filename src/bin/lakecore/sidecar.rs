@@ -1,8 +1,12 @@
 //! `lakecore sidecar …`: inspect, select from and build Paimon manifest sidecars, and the
 //! sidecar section of `lakecore demo`.
 
-use crate::util::{hex, parse_range, read, split_list, CliResult, Failure};
+use crate::util::outln;
+use crate::util::{
+    hex, parse_range, read, refuse_output_over_input, split_list, write_atomic, CliResult, Failure,
+};
 use lakecore::paimon::manifest::build_from_manifest;
+use lakecore::paimon::{parse_conditions, ScanError, Table, TableSchema};
 use lakecore::sidecar::{
     BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
     SidecarOptions,
@@ -35,23 +39,32 @@ enum SidecarCommand {
     },
     /// Select the manifest blocks a scan with the given filters must read.
     Select {
-        /// The `.avro.sidecar` file.
+        /// The `MANIFEST.avro.sidecar` file, or the manifest `MANIFEST` beside which it lies.
+        #[arg(value_name = "MANIFEST_OR_SIDECAR")]
         sidecar: PathBuf,
-        /// The manifest's size in bytes.
+        /// The manifest's size in bytes (default: the size of the manifest file beside the
+        /// sidecar).
         #[arg(long)]
-        manifest_size: u64,
-        /// The manifest's entry count (ADD + DELETE).
+        manifest_size: Option<u64>,
+        /// The manifest's entry count, ADD + DELETE (default: counted in the manifest file
+        /// beside the sidecar).
         #[arg(long)]
-        entries: u64,
+        entries: Option<u64>,
         /// Inclusive row-ID ranges `A-B[,A-B...]` (`--rows=` is the empty list).
         #[arg(long)]
         rows: Option<String>,
         /// Buckets `B/T` (that pair) or `B` (any total), comma-separated.
         #[arg(long)]
         bucket: Option<String>,
-        /// Partitions as `_PARTITION` hex strings, comma-separated.
+        /// Partition values `key=value[,key=value]` (all must hold, typed and quoted as in
+        /// `scan --partition`; needs the table's schema), or `_PARTITION` hex strings,
+        /// comma-separated (any may match).
         #[arg(long)]
         partition: Option<String>,
+        /// The table whose schema types `--partition key=value` (default: the table the
+        /// sidecar lies in, `TABLE/manifest/…`).
+        #[arg(long, value_name = "DIR")]
+        table: Option<PathBuf>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -60,8 +73,9 @@ enum SidecarCommand {
     Build {
         /// The Avro manifest file.
         manifest: PathBuf,
-        /// Container layout.
-        #[arg(long, value_enum, default_value_t = LayoutArg::Fixed)]
+        /// Container layout: `compact` (v1, the layout Java Paimon, paimon-rust and pypaimon
+        /// read) or `fixed` (read by lakecore only).
+        #[arg(long, value_enum, default_value_t = LayoutArg::Compact)]
         layout: LayoutArg,
         /// Do not generate row-ID coverage.
         #[arg(long)]
@@ -79,6 +93,14 @@ enum SidecarCommand {
 enum LayoutArg {
     Fixed,
     Compact,
+}
+
+/// The format the subcommand reads: a manifest for `build`, a sidecar for the others.
+pub fn expected_format(args: &Args) -> lakecore::sniff::Format {
+    match args.command {
+        SidecarCommand::Build { .. } => lakecore::sniff::Format::Avro,
+        _ => lakecore::sniff::Format::Sidecar,
+    }
 }
 
 /// Runs `lakecore sidecar …`.
@@ -102,18 +124,23 @@ pub fn run(args: &Args) -> CliResult {
             rows,
             bucket,
             partition,
+            table,
             json,
-        } => select(
-            sidecar,
-            ManifestFacts {
-                length: *manifest_size,
-                entries: *entries,
-            },
-            rows.as_deref(),
-            bucket.as_deref(),
-            partition.as_deref(),
-            *json,
-        ),
+        } => {
+            let (sidecar, facts) = locate(sidecar, *manifest_size, *entries)?;
+            let partition = partition
+                .as_deref()
+                .map(|p| partition_filter(p, table.as_deref(), &sidecar))
+                .transpose()?;
+            select(
+                &sidecar,
+                facts,
+                rows.as_deref(),
+                bucket.as_deref(),
+                partition.as_ref(),
+                *json,
+            )
+        }
         SidecarCommand::Build {
             manifest,
             layout,
@@ -122,6 +149,122 @@ pub fn run(args: &Args) -> CliResult {
             out,
         } => build(manifest, *layout, !*no_row_ids, !*no_buckets, out),
     }
+}
+
+/// The sidecar to read and the facts of its manifest: `path` is the sidecar
+/// (`MANIFEST.avro.sidecar`) or the manifest; the facts the flags leave out come from the
+/// manifest file (its size, and the object counts of its Avro blocks).
+fn locate(
+    path: &Path,
+    length: Option<u64>,
+    entries: Option<u64>,
+) -> Result<(PathBuf, ManifestFacts), Failure> {
+    const SUFFIX: &str = ".avro.sidecar";
+    let text = path.to_string_lossy();
+    // An Avro file is the manifest; anything else is read as the sidecar (whatever its name).
+    let mut head = [0u8; 4];
+    let is_manifest = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && lakecore::sniff::sniff(&head) == lakecore::sniff::Format::Avro;
+    let (sidecar, manifest) = if is_manifest {
+        (
+            PathBuf::from(format!("{text}{SUFFIX}")),
+            Some(path.to_path_buf()),
+        )
+    } else {
+        (
+            path.to_path_buf(),
+            text.strip_suffix(SUFFIX).map(PathBuf::from),
+        )
+    };
+    if let (Some(length), Some(entries)) = (length, entries) {
+        return Ok((sidecar, ManifestFacts { length, entries }));
+    }
+    let Some(manifest) = manifest.filter(|m| m.is_file()) else {
+        return Err(Failure::Usage(format!(
+            "no manifest beside the sidecar {} (named as it without `{SUFFIX}`): give \
+             --manifest-size and --entries",
+            sidecar.display()
+        )));
+    };
+    let bytes = read(&manifest)?;
+    let counted = match entries {
+        Some(n) => n,
+        None => {
+            let invalid = |e| Failure::invalid(manifest.display(), e);
+            let container = lakecore::codec::avro::Container::parse(&bytes).map_err(invalid)?;
+            let mut n = 0u64;
+            for block in container.blocks() {
+                n = n.saturating_add(block.map_err(invalid)?.object_count);
+            }
+            n
+        }
+    };
+    let facts = ManifestFacts {
+        length: length.unwrap_or(bytes.len() as u64),
+        entries: counted,
+    };
+    Ok((sidecar, facts))
+}
+
+/// What `--partition` asks for: `_PARTITION` tuples given as hex (any may match), or
+/// `key=value` conditions (all must hold) typed by a table's schema.
+enum PartitionFilter {
+    Hex(Vec<Vec<u8>>),
+    Values {
+        schema: Box<TableSchema>,
+        conditions: Vec<(String, String)>,
+    },
+}
+
+impl PartitionFilter {
+    fn matches(&self, tuple: &[u8]) -> Result<bool, Failure> {
+        match self {
+            PartitionFilter::Hex(wanted) => Ok(wanted.iter().any(|w| w == tuple)),
+            PartitionFilter::Values { schema, conditions } => schema
+                .partition_matches(conditions, tuple)
+                .map_err(|e| Failure::Usage(format!("--partition: {e}"))),
+        }
+    }
+}
+
+fn partition_filter(
+    text: &str,
+    table: Option<&Path>,
+    sidecar: &Path,
+) -> Result<PartitionFilter, Failure> {
+    if !text.contains('=') {
+        let tuples = split_list(text).map(unhex).collect::<Result<Vec<_>, _>>()?;
+        return Ok(PartitionFilter::Hex(tuples));
+    }
+    let conditions = parse_conditions(text)
+        .map_err(|e| Failure::Usage(format!("bad --partition {text:?}: {e}")))?;
+    // The sidecar's own table: TABLE/manifest/M.avro.sidecar.
+    let beside = sidecar
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == "manifest"))
+        .and_then(Path::parent);
+    let Some(dir) = table.or(beside) else {
+        return Err(Failure::Usage(
+            "--partition key=value needs the table's schema: give --table DIR".into(),
+        ));
+    };
+    let fail = |e: ScanError| match e {
+        ScanError::Io { path, error } => Failure::io(path.display(), error),
+        ScanError::Invalid { path, error } => Failure::invalid(path.display(), error),
+        other => Failure::Usage(other.to_string()),
+    };
+    let t = Table::open(dir).map_err(fail)?;
+    let schema_id = match t.latest_snapshot_id().map_err(fail)? {
+        Some(id) => t.snapshot(id).map_err(fail)?.schema_id,
+        None => 0,
+    };
+    let schema = t.schema(schema_id).map_err(fail)?;
+    Ok(PartitionFilter::Values {
+        schema: Box::new(schema),
+        conditions,
+    })
 }
 
 fn open<'a>(
@@ -189,10 +332,10 @@ fn inspect(path: &Path, facts: Option<ManifestFacts>, json: bool) -> CliResult {
                 "bucket_pairs": buckets,
             })).collect::<Vec<_>>(),
         });
-        println!("{value}");
+        outln!("{value}");
         return Ok(());
     }
-    println!(
+    outln!(
         "{}: {} layout, {} bytes; manifest {} bytes, {} entries; Avro header {} bytes",
         path.display(),
         s.layout().name(),
@@ -201,13 +344,13 @@ fn inspect(path: &Path, facts: Option<ManifestFacts>, json: bool) -> CliResult {
         s.entry_count(),
         s.avro_header().len()
     );
-    println!("partitions: {}", s.partition_count());
+    outln!("partitions: {}", s.partition_count());
     for (id, t) in s.partitions().enumerate() {
-        println!("  [{id}] {}", hex(t));
+        outln!("  [{id}] {}", hex(t));
     }
-    println!("blocks: {}", s.block_count());
+    outln!("blocks: {}", s.block_count());
     for (b, ids, rows, buckets) in &blocks {
-        println!(
+        outln!(
             "  #{} offset {} length {} records {}..{}",
             b.id,
             b.offset,
@@ -216,16 +359,16 @@ fn inspect(path: &Path, facts: Option<ManifestFacts>, json: bool) -> CliResult {
             b.first_record + b.record_count
         );
         match ids {
-            Some(ids) => println!("    partitions {ids:?}"),
-            None => println!("    partitions: unavailable"),
+            Some(ids) => outln!("    partitions {ids:?}"),
+            None => outln!("    partitions: unavailable"),
         }
         match rows {
-            Some(r) => println!("    row ids {r:?}"),
-            None => println!("    row ids: unavailable"),
+            Some(r) => outln!("    row ids {r:?}"),
+            None => outln!("    row ids: unavailable"),
         }
         match buckets {
-            Some(p) => println!("    buckets {p:?}"),
-            None => println!("    buckets: unavailable"),
+            Some(p) => outln!("    buckets {p:?}"),
+            None => outln!("    buckets: unavailable"),
         }
     }
     Ok(())
@@ -248,7 +391,7 @@ fn select(
     facts: ManifestFacts,
     rows: Option<&str>,
     bucket: Option<&str>,
-    partition: Option<&str>,
+    partition: Option<&PartitionFilter>,
     json: bool,
 ) -> CliResult {
     let bytes = read(path)?;
@@ -267,12 +410,19 @@ fn select(
                 .collect::<Result<Vec<_>, _>>()
         })
         .transpose()?;
-    let partitions = partition
-        .map(|p| split_list(p).map(unhex).collect::<Result<Vec<_>, _>>())
-        .transpose()?;
-    let mask = partitions
-        .as_ref()
-        .map(|wanted| s.partition_mask_vec(|t| wanted.iter().any(|w| w == t)));
+    let mut refused = None;
+    let mask = partition.map(|filter| {
+        s.partition_mask_vec(|t| match filter.matches(t) {
+            Ok(m) => m,
+            Err(e) => {
+                refused.get_or_insert(e);
+                false
+            }
+        })
+    });
+    if let Some(e) = refused {
+        return Err(e);
+    }
     let bucket_pred = |b: i32, t: i32| {
         buckets.as_ref().is_some_and(|l| {
             l.iter()
@@ -306,16 +456,16 @@ fn select(
             );
         }
         out.push_str("]}");
-        println!("{out}");
+        outln!("{out}");
     } else {
-        println!(
+        outln!(
             "{} of {} blocks selected ({} layout)",
             selected.len(),
             s.block_count(),
             s.layout().name()
         );
         for b in &selected {
-            println!(
+            outln!(
                 "  #{} offset {} length {} records {}..{}",
                 b.id,
                 b.offset,
@@ -329,6 +479,7 @@ fn select(
 }
 
 fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Path) -> CliResult {
+    refuse_output_over_input(out, &[manifest])?;
     let bytes = read(manifest)?;
     let settings = BuildSettings {
         layout: match layout {
@@ -340,9 +491,9 @@ fn build(manifest: &Path, layout: LayoutArg, rows: bool, buckets: bool, out: &Pa
     };
     let sidecar = build_from_manifest(&bytes, settings)
         .map_err(|e| Failure::invalid(manifest.display(), e))?;
-    std::fs::write(out, &sidecar).map_err(|e| Failure::io(out.display(), e))?;
+    write_atomic(out, &sidecar)?;
     let s = Sidecar::parse(&sidecar).map_err(|e| Failure::invalid(out.display(), e))?;
-    println!(
+    outln!(
         "{}: {} layout, {} bytes, {} blocks, {} entries, {} partitions",
         out.display(),
         s.layout().name(),

@@ -1,23 +1,76 @@
-//! Shared CLI plumbing: the failure type and its exit codes, list parsing helpers.
+//! Shared CLI plumbing: the failure type and its exit codes, the stdout writer that ends
+//! quietly on a closed pipe, atomic output files, list parsing helpers.
+//!
+//! Exit statuses: 0 success (also when stdout is a pipe its reader closed early, as in
+//! `lakecore scan T | head -2`), 1 I/O error, 2 invalid data, 3 usage error.
 
+use lakecore::sniff::{sniff, Format};
 use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
+
+/// Exit status of an I/O error.
+pub const EXIT_IO: u8 = 1;
+/// Exit status of invalid input data.
+pub const EXIT_INVALID: u8 = 2;
+/// Exit status of a usage error (clap's and the CLI's own).
+pub const EXIT_USAGE: u8 = 3;
+
+/// Prints to stdout like `println!`, through [`write_stdout`].
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::util::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use outln;
+
+/// Writes to stdout; a reader that closed the pipe (`| head`) ends the process quietly with
+/// status 0, any other write error with one line and status 1. `println!` would panic.
+pub fn write_stdout(args: fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args) {
+        drop(out);
+        exit_on_stdout_error(&e);
+    }
+}
+
+/// Ends the process after a failed write to stdout: quietly with 0 on a broken pipe.
+fn exit_on_stdout_error(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: stdout: {e}");
+    std::process::exit(i32::from(EXIT_IO));
+}
+
+/// The format the running subcommand reads (set once by `main`), so an error can say which
+/// command would take the file it was given instead.
+static EXPECTED: OnceLock<Format> = OnceLock::new();
+
+/// Records the format the running subcommand reads.
+pub fn expect_format(format: Format) {
+    let _ = EXPECTED.set(format);
+}
 
 /// Why a command failed; decides the exit status and the one stderr line.
 #[derive(Debug)]
 pub enum Failure {
-    /// Invalid input: exit status 2, `error: <context>: invalid input: <kind> at <location> <n>`.
+    /// Invalid input: exit status 2, `error: <context>: invalid input: <kind> at <location> <n>`
+    /// and, when the context is a file, what its bytes look like and the command that reads
+    /// such a file.
     Invalid {
         context: String,
         error: lakecore::Error,
     },
-    /// An I/O problem (missing file, permission): exit status 1.
-    #[allow(dead_code)]
+    /// An I/O problem (missing file, permission): exit status 1; a broken pipe on stdout ends
+    /// quietly with status 0.
     Io {
         context: String,
         error: std::io::Error,
     },
-    /// A bad argument value that clap could not catch: exit status 2.
+    /// A bad argument value that clap could not catch: exit status 3.
     Usage(String),
 }
 
@@ -31,7 +84,6 @@ impl Failure {
     }
 
     /// An I/O failure for `context`.
-    #[allow(dead_code)]
     pub fn io(context: impl fmt::Display, error: std::io::Error) -> Self {
         Failure::Io {
             context: context.to_string(),
@@ -45,19 +97,127 @@ impl Failure {
             Failure::Invalid { context, error } => {
                 // The error says what its number counts: a byte of the input, or the entry,
                 // row, range or layer a writer or merge was given.
-                eprintln!("error: {context}: invalid input: {error}");
-                ExitCode::from(2)
+                eprintln!(
+                    "error: {context}: invalid input: {error}{}",
+                    file_hint(Path::new(context))
+                );
+                ExitCode::from(EXIT_INVALID)
+            }
+            Failure::Io { error, .. } if error.kind() == std::io::ErrorKind::BrokenPipe => {
+                ExitCode::SUCCESS
             }
             Failure::Io { context, error } => {
                 eprintln!("error: {context}: {error}");
-                ExitCode::from(1)
+                ExitCode::from(EXIT_IO)
             }
             Failure::Usage(message) => {
                 eprintln!("error: {message}");
-                ExitCode::from(2)
+                ExitCode::from(EXIT_USAGE)
             }
         }
     }
+}
+
+/// `"; the bytes look like X"` and, when X is not what the command reads, `"; <command>"`
+/// that reads X; empty when `path` is not a readable file.
+fn file_hint(path: &Path) -> String {
+    let Ok(bytes) = std::fs::read(path) else {
+        return String::new();
+    };
+    let found = sniff(&bytes);
+    let mut s = format!("; the bytes look like {}", found.description());
+    if EXPECTED.get().is_some_and(|&want| want != found) {
+        let file = path.display();
+        let command = match found {
+            Format::StandardParquet => Some(format!(
+                "convert it with `lakecore footer convert {file} -o OUT.parquet`"
+            )),
+            Format::ModularParquet => {
+                Some(format!("read it with `lakecore footer inspect {file}`"))
+            }
+            Format::Avro => Some(format!(
+                "build its sidecar with `lakecore sidecar build {file} -o {file}.sidecar`"
+            )),
+            Format::Sidecar => Some(format!("read it with `lakecore sidecar inspect {file}`")),
+            Format::Blob => Some(format!("read it with `lakecore blob inspect {file}`")),
+            Format::Json => {
+                Some("plan the table it belongs to with `lakecore scan TABLE_DIR`".into())
+            }
+            Format::Empty | Format::Unknown => None,
+        };
+        if let Some(command) = command {
+            s.push_str("; ");
+            s.push_str(&command);
+        }
+    }
+    s
+}
+
+/// Refuses (usage error) an output path that names the same file as one of `inputs` (same
+/// canonical path, or on Unix the same device and inode), before anything is written.
+pub fn refuse_output_over_input(output: &Path, inputs: &[&Path]) -> Result<(), Failure> {
+    for input in inputs {
+        if same_file(output, input) {
+            return Err(Failure::Usage(format!(
+                "output {} is the input {}: refusing to overwrite it",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return ma.dev() == mb.dev() && ma.ino() == mb.ino();
+        }
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(ca), Ok(cb)) => ca == cb,
+        _ => false,
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, written,
+/// fsynced and renamed over `path` (then the directory fsynced), so a reader sees the old
+/// file or the whole new one and a failure leaves no partial file behind.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let io = |e| Failure::io(path.display(), e);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| Failure::Usage(format!("output {} names no file", path.display())))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".lakecore-{}.tmp", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let written = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
+    // The rename is durable once the directory is synced (Unix; elsewhere best effort).
+    #[cfg(unix)]
+    if let Ok(d) = std::fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
 }
 
 /// Result of a subcommand.

@@ -1,6 +1,7 @@
 //! Demo section: BLOB partial-update layers, validated and merged.
 
 use super::Summary;
+use crate::util::outln;
 use crate::util::{rate, CliResult, Failure};
 use lakecore::blob::{
     BlobFile, BlobWriter, FallbackMerge, LayerFile, MergeOptions, RECORD_OVERHEAD,
@@ -9,7 +10,7 @@ use std::time::Instant;
 
 /// Demo section: three partial-update layers of `rows` rows, validated and merged.
 pub(super) fn run(rows: u64, summary: &mut Summary) -> CliResult {
-    println!("\n== blob: three partial-update layers of {rows} rows, fallback merge");
+    outln!("\n== blob: three partial-update layers of {rows} rows, fallback merge");
     let mut rng = lakecore::paimon::synth::Rng::new(7);
     let start = Instant::now();
     let mut layers = Vec::new();
@@ -35,7 +36,7 @@ pub(super) fn run(rows: u64, summary: &mut Summary) -> CliResult {
     }
     let write = start.elapsed().as_secs_f64();
     let bytes: usize = layers.iter().map(|(_, b)| b.len()).sum();
-    println!(
+    outln!(
         "wrote 3 layers, {bytes} bytes: {}",
         rate(3 * rows, write, " rows")
     );
@@ -71,7 +72,7 @@ pub(super) fn run(rows: u64, summary: &mut Summary) -> CliResult {
         }
     }
     let merge = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "validate 3 files: {}  |  merge: {}  (winners seq1 {} / seq2 {} / seq3 {}, {nulls} null, {payload_bytes} payload bytes borrowed, none copied)",
         rate(3 * rows, validate, " rows"),
         rate(rows, merge, " rows"),
@@ -100,7 +101,7 @@ pub(super) fn run(rows: u64, summary: &mut Summary) -> CliResult {
             "demo: batch merge disagrees ({batch_rows} rows, {batch_payload} payload bytes)"
         )));
     }
-    println!("merge as batches: {}", rate(rows, batched, " rows"));
+    outln!("merge as batches: {}", rate(rows, batched, " rows"));
     summary.push(format!(
         "blob: validate {}, three-layer merge {} per row, {} as batches (payloads borrowed, none copied)",
         rate(3 * rows, validate, " rows"),

@@ -1,6 +1,7 @@
 //! Demo section: the varint and bit-packing codecs on a synthetic stream.
 
 use super::Summary;
+use crate::util::outln;
 use crate::util::{rate, CliResult};
 use lakecore::codec::bitpack::{self, BitPacked};
 use lakecore::codec::varint::{self, DeltaIter, VarintFormat};
@@ -11,7 +12,7 @@ use std::time::Instant;
 /// Encodes and decodes a synthetic sorted stream (mostly one-byte deltas) and a bit-packed
 /// array, timing the lazy iterator, the bulk decoder and the unpacker.
 pub(super) fn run(n: usize, summary: &mut Summary) -> CliResult {
-    println!("\n== codecs: delta varints and bit packing ({n} values)");
+    outln!("\n== codecs: delta varints and bit packing ({n} values)");
     let mut rng = Rng::new(42);
     let mut values = Vec::with_capacity(n);
     let mut v = 0u64;
@@ -28,7 +29,7 @@ pub(super) fn run(n: usize, summary: &mut Summary) -> CliResult {
     let mut stream = Vec::new();
     varint::push_deltas(&mut stream, 0, &values)
         .map_err(|e| crate::util::Failure::invalid("demo", e))?;
-    println!(
+    outln!(
         "encoded {} values into {} bytes ({:.2} B/value)",
         n,
         stream.len(),
@@ -51,7 +52,7 @@ pub(super) fn run(n: usize, summary: &mut Summary) -> CliResult {
         .map_err(|e| crate::util::Failure::invalid("demo", e))?;
     let bulk = start.elapsed().as_secs_f64();
     let checked = out == values;
-    println!(
+    outln!(
         "lazy DeltaIter:  {}  |  bulk decode_into: {}  |  round trip equal: {checked}",
         rate(n as u64, lazy, ""),
         rate(n as u64, bulk, "")
@@ -77,7 +78,7 @@ pub(super) fn run(n: usize, summary: &mut Summary) -> CliResult {
     }
     let random = start.elapsed().as_secs_f64();
     black_box(acc);
-    println!(
+    outln!(
         "bit-unpack width {width}: {}  |  random get(i): {:.2} ns/lookup  |  round trip equal: {}",
         rate(n as u64, unpack, ""),
         random * 1e9 / n as f64,

@@ -1,6 +1,7 @@
 //! Demo section: modular footers written, validated and queried.
 
 use super::Summary;
+use crate::util::outln;
 use crate::util::{CliResult, Failure};
 use lakecore::footer::{convert, ModularFooter};
 
@@ -10,14 +11,14 @@ pub(super) fn run(summary: &mut Summary) -> CliResult {
     use std::hint::black_box;
     use std::time::Instant;
     let (columns, row_groups) = (5_000usize, 10usize);
-    println!("\n== Parquet modular footer: {columns} columns x {row_groups} row groups");
+    outln!("\n== Parquet modular footer: {columns} columns x {row_groups} row groups");
     let standard = lakecore::footer::synthetic_standard_file(columns, row_groups, 7);
     let (start, len) = lakecore::footer::standard_footer_range(&standard)
         .map_err(|e| Failure::invalid("demo", e))?;
     let modular = convert(&standard).map_err(|e| Failure::invalid("demo", e))?;
     let footer = ModularFooter::parse(&modular).map_err(|e| Failure::invalid("demo", e))?;
     let meta = footer.file_len() - footer.metadata_start();
-    println!(
+    outln!(
         "standard footer {len} B, modular footer {meta} B ({:.2}x), data region {start} B unchanged",
         meta as f64 / len as f64
     );
@@ -57,7 +58,7 @@ pub(super) fn run(summary: &mut Summary) -> CliResult {
     if sum / reps as u64 != sum_m / reps_m as u64 {
         return Err(Failure::Usage("demo: placements disagree".into()));
     }
-    println!(
+    outln!(
         "column {column} placement: parquet crate standard footer decode {:.1} us, modular open + projected read {:.2} us ({:.0}x)",
         full * 1e6,
         projected * 1e6,
@@ -72,7 +73,7 @@ pub(super) fn run(summary: &mut Summary) -> CliResult {
         last = last.max(p.data_page_offset);
         compressed += p.total_compressed_size;
     }
-    println!(
+    outln!(
         "column {column}: {} chunks, data pages at bytes {first}..={last}, {compressed} compressed bytes (`lakecore footer` prints them all)",
         footer.num_row_groups()
     );

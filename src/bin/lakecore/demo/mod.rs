@@ -13,6 +13,7 @@ mod footer;
 mod sidecar;
 mod table;
 
+use crate::util::outln;
 use crate::util::CliResult;
 
 use std::path::PathBuf;
@@ -39,7 +40,7 @@ pub type Summary = Vec<String>;
 /// Runs every demo section.
 pub fn run(args: &Args) -> CliResult {
     let start = Instant::now();
-    println!(
+    outln!(
         "lakecore demo (kernels: {})",
         lakecore::arch::active_kernels().name
     );
@@ -49,9 +50,9 @@ pub fn run(args: &Args) -> CliResult {
     sidecar::run(50_000, 200, &mut summary)?;
     blob::run(1_000_000, &mut summary)?;
     footer::run(&mut summary)?;
-    println!("\n== summary ({:.1} s)", start.elapsed().as_secs_f64());
+    outln!("\n== summary ({:.1} s)", start.elapsed().as_secs_f64());
     for line in &summary {
-        println!("  {line}");
+        outln!("  {line}");
     }
     Ok(())
 }

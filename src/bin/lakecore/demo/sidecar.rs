@@ -1,6 +1,7 @@
 //! Demo section: one generated manifest and its sidecar in both layouts.
 
 use super::Summary;
+use crate::util::outln;
 use crate::util::{CliResult, Failure};
 use lakecore::codec::avro::Container;
 use lakecore::paimon::manifest::build_from_manifest;
@@ -15,7 +16,7 @@ use std::time::Instant;
 pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> CliResult {
     use apache_avro::types::Value;
     use lakecore::paimon::synth::Rng;
-    println!("\n== sidecar: synthetic manifest, {entries} entries, {per_block} per block");
+    outln!("\n== sidecar: synthetic manifest, {entries} entries, {per_block} per block");
     let schema_text = r#"{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[
         {"name":"_VERSION","type":"int"},{"name":"_KIND","type":"int"},
         {"name":"_PARTITION","type":"bytes"},{"name":"_BUCKET","type":"int"},
@@ -70,7 +71,7 @@ pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> Cl
     let container =
         Container::parse(&manifest).map_err(|e| Failure::invalid("demo manifest", e))?;
     let blocks = container.blocks().count();
-    println!(
+    outln!(
         "manifest: {} bytes, {} Avro blocks, {} rows, written in {:.1} ms",
         manifest.len(),
         blocks,
@@ -93,7 +94,7 @@ pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> Cl
             .map_err(|e| Failure::invalid("demo manifest", e))?;
         let build_ms = t.elapsed().as_secs_f64() * 1e3;
         let path = dir.join(format!("manifest-demo.{}.avro.sidecar", layout.name()));
-        std::fs::write(&path, &bytes).map_err(|e| Failure::io(path.display(), e))?;
+        crate::util::write_atomic(&path, &bytes)?;
         // SAFETY: the file was just written by this process and nobody modifies it while
         // mapped (it is removed after the map is dropped).
         #[allow(unsafe_code)]
@@ -112,7 +113,7 @@ pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> Cl
                 manifest.len() / 1024
             ));
         }
-        println!(
+        outln!(
             "{:>7} sidecar: {} bytes ({:.1}% of the manifest), built in {:.1} ms, mapped + validated in {:.0} µs",
             layout.name(),
             map.len(),
@@ -148,7 +149,7 @@ pub(super) fn run(entries: usize, per_block: usize, summary: &mut Summary) -> Cl
                 kept += 1;
                 bytes_kept += b.length;
             }
-            println!(
+            outln!(
                 "    select {:<24} {:>5}/{} blocks, {:>9} manifest bytes to read, {:.1} µs",
                 name,
                 kept,

@@ -1,6 +1,7 @@
 //! Demo section: a generated Paimon table with many manifests, planned with and without sidecars.
 
 use super::Summary;
+use crate::util::outln;
 use crate::util::{CliResult, Failure};
 use lakecore::paimon::synth::{self, Generated, Spec};
 use lakecore::paimon::{DataFile, ScanOptions, ScanQuery, Table};
@@ -64,7 +65,7 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
         manifests: manifests.max(1),
         ..Spec::default()
     };
-    println!(
+    outln!(
         "\n== table scan: a generated Paimon table with {} manifests, planned by lakecore::paimon (= `lakecore scan`)",
         spec.manifests
     );
@@ -90,7 +91,7 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
     let gen_s = t.elapsed().as_secs_f64();
     let deletes = generated.entries.iter().filter(|e| e.delete).count();
     let live = generated.live().len();
-    println!(
+    outln!(
         "generated in {gen_s:.1} s: {} manifests with {} Avro blocks (zstandard), {} entries ({} DELETE), {} live data files, {} row IDs",
         generated.manifests,
         generated.blocks,
@@ -99,7 +100,7 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
         live,
         generated.rows
     );
-    println!(
+    outln!(
         "partitions dt x hr = {} x {}, {} fixed buckets; manifests {} + sidecars {} ({:.1}%), each sidecar named in the manifest list's _EXTRA_FILES",
         spec.days,
         spec.hours.len(),
@@ -108,7 +109,7 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
         megabytes(generated.sidecar_bytes),
         100.0 * generated.sidecar_bytes as f64 / generated.manifest_bytes.max(1) as f64
     );
-    println!(
+    outln!(
         "each query runs twice: through the sidecars (select the Avro blocks, read only those) and with them switched off (read every manifest in full), best of two runs each:"
     );
     let table = Table::open(&dir).map_err(crate::scan::failure)?;
@@ -165,11 +166,11 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
         }
         let s = with.stats;
         let speedup = t_full / t_with.max(1e-9);
-        println!(
+        outln!(
             "  {name:<28} {:>6} live files (same as full read: {same})",
             with.files.len()
         );
-        println!(
+        outln!(
             "      sidecars: {touched}/{} manifests, {}/{} blocks, {} of {} manifest bytes (+{} sidecars), {:.0} ms | full read: {:.0} ms ({speedup:.1}x)",
             s.manifests,
             s.blocks_read,
@@ -202,7 +203,7 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
         }
     }
     if keep.is_some() {
-        println!(
+        outln!(
             "kept: {} (try `lakecore scan {} --partition dt={day},hr={hour}`)",
             dir.display(),
             dir.display()
