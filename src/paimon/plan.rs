@@ -610,7 +610,7 @@ impl PreparedScan {
             &meta.extra_files,
             facts,
             self.options.read_sidecars,
-            None,
+            self.table.sidecar_cache.as_deref(),
             |p| std::fs::read(p),
         ) {
             Err(e) => return Err(io_err(&path)(e)),

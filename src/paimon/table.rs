@@ -70,6 +70,8 @@ pub struct TableSchema {
 #[derive(Clone, Debug)]
 pub struct Table {
     pub(super) dir: PathBuf,
+    /// Validated sidecar bytes shared between plans (and threads); `None`: read each time.
+    pub(super) sidecar_cache: Option<alloc::sync::Arc<crate::io::ByteCache>>,
 }
 
 pub(super) fn read_json(path: &Path) -> Result<serde_json::Value, ScanError> {
@@ -115,7 +117,32 @@ impl Table {
         }
         Ok(Table {
             dir: dir.to_path_buf(),
+            sidecar_cache: None,
         })
+    }
+
+    /// Plans of this table (and of its clones) keep the sidecars they validated in `cache`
+    /// and take them from there next time, re-validated against the manifest's facts (one
+    /// checksum and structure pass, no read). One cache may serve many tables and threads.
+    ///
+    /// ```
+    /// use lakecore::io::ByteCache;
+    /// use lakecore::paimon::{ScanQuery, Table};
+    /// use std::sync::Arc;
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
+    /// let cache = Arc::new(ByteCache::new(64 << 20));
+    /// let table = Table::open(dir)?.with_sidecar_cache(Arc::clone(&cache));
+    /// let first = table.plan(None, &ScanQuery::default())?;
+    /// let cached = cache.len();
+    /// assert!(cached > 0);
+    /// let again = table.plan(None, &ScanQuery::default())?;
+    /// assert_eq!((first.files, cache.len()), (again.files, cached));
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    #[must_use]
+    pub fn with_sidecar_cache(mut self, cache: alloc::sync::Arc<crate::io::ByteCache>) -> Self {
+        self.sidecar_cache = Some(cache);
+        self
     }
 
     /// The table directory.

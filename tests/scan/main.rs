@@ -8,5 +8,6 @@ mod avro_generated;
 mod avro_hostile;
 mod avro_oracle;
 mod codecs;
+mod concurrency;
 mod generated;
 mod warehouse;
