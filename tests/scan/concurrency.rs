@@ -51,5 +51,5 @@ fn eight_threads_plan_500_times_each_through_one_cache() {
             });
         }
     });
-    assert!(cache.len() > 0, "the cache was used");
+    assert!(!cache.is_empty(), "the cache was used");
 }
