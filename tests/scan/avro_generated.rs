@@ -41,6 +41,21 @@ impl Name {
 }
 
 /// An Avro type, as the tests write it.
+/// Every logical type the generator writes, with the base type it annotates.
+const LOGICAL: [(&str, T); 11] = [
+    ("date", T::Int),
+    ("time-millis", T::Int),
+    ("time-micros", T::Long),
+    ("timestamp-millis", T::Long),
+    ("timestamp-micros", T::Long),
+    ("timestamp-nanos", T::Long),
+    ("local-timestamp-millis", T::Long),
+    ("local-timestamp-micros", T::Long),
+    ("local-timestamp-nanos", T::Long),
+    ("uuid", T::Str),
+    ("decimal", T::Bytes),
+];
+
 #[derive(Clone, Debug)]
 enum T {
     Null,
@@ -268,20 +283,7 @@ impl Gen<'_> {
     }
 
     fn logical(&mut self) -> T {
-        let (l, base) = [
-            ("date", T::Int),
-            ("time-millis", T::Int),
-            ("time-micros", T::Long),
-            ("timestamp-millis", T::Long),
-            ("timestamp-micros", T::Long),
-            ("timestamp-nanos", T::Long),
-            ("local-timestamp-millis", T::Long),
-            ("local-timestamp-micros", T::Long),
-            ("local-timestamp-nanos", T::Long),
-            ("uuid", T::Str),
-            ("decimal", T::Bytes),
-        ][self.rng.below(11) as usize]
-            .clone();
+        let (l, base) = LOGICAL[self.rng.below(LOGICAL.len() as u64) as usize].clone();
         T::Logical(l, Box::new(base))
     }
 
@@ -953,22 +955,10 @@ fn logical_record() -> T {
         short: s.into(),
         style: 0,
     };
-    let mut fields: Vec<(String, T)> = [
-        ("date", T::Int),
-        ("time-millis", T::Int),
-        ("time-micros", T::Long),
-        ("timestamp-millis", T::Long),
-        ("timestamp-micros", T::Long),
-        ("timestamp-nanos", T::Long),
-        ("local-timestamp-millis", T::Long),
-        ("local-timestamp-micros", T::Long),
-        ("local-timestamp-nanos", T::Long),
-        ("uuid", T::Str),
-        ("decimal", T::Bytes),
-    ]
-    .into_iter()
-    .map(|(l, b)| (l.replace('-', "_"), T::Logical(l, Box::new(b))))
-    .collect();
+    let mut fields: Vec<(String, T)> = LOGICAL
+        .into_iter()
+        .map(|(l, b)| (l.replace('-', "_"), T::Logical(l, Box::new(b))))
+        .collect();
     fields.push(("duration".into(), T::Fixed(n("dur"), 12, Some("duration"))));
     fields.push((
         "fixed_decimal".into(),
