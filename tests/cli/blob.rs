@@ -188,9 +188,21 @@ fn invalid_input_exits_2_with_one_line() {
     );
     let p = tmp("ph.blob", &blob::write(&["a", "P"]));
     assert_invalid(
-        &run(&["blob", "merge", "--file", &format!("1:0:{p}"), "--json"]),
+        &run(&[
+            "blob",
+            "merge",
+            "--file",
+            &format!("1:0:{p}"),
+            "--strict",
+            "--json",
+        ]),
         "invalid value at row 1",
     );
+    // Without --strict the lone placeholder is NULL with sequence number -1.
+    let lone = run(&["blob", "merge", "--file", &format!("1:0:{p}"), "--json"]);
+    assert!(lone.status.success());
+    assert!(String::from_utf8_lossy(&lone.stdout)
+        .contains("{\"row_id\":1,\"seq\":-1,\"kind\":\"null\"}"));
     assert_invalid(
         &run(&["blob", "merge", "--file", "x:0:/nonexistent", "--json"]),
         "SEQ:FIRST_ROW_ID:PATH",

@@ -92,6 +92,7 @@ fn read_paths_do_not_allocate() {
     let options = MergeOptions {
         ranges: Some(&ranges),
         deleted: &deleted,
+        strict: false,
     };
     for row in FallbackMerge::new(&mut files, options).unwrap() {
         let row = row.unwrap();

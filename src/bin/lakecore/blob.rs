@@ -41,6 +41,10 @@ enum BlobCommand {
         /// every row.
         #[arg(long)]
         rows: Option<String>,
+        /// Fail on a placeholder that no older layer resolves (default: NULL with sequence
+        /// number -1, as pypaimon and paimon-rust return).
+        #[arg(long)]
+        strict: bool,
         /// Print the JSON document.
         #[arg(long)]
         json: bool,
@@ -51,7 +55,12 @@ enum BlobCommand {
 pub fn run(args: &Args) -> CliResult {
     match &args.command {
         BlobCommand::Inspect { file, verify, json } => inspect(file, *verify, *json),
-        BlobCommand::Merge { files, rows, json } => merge(files, rows.as_deref(), *json),
+        BlobCommand::Merge {
+            files,
+            rows,
+            strict,
+            json,
+        } => merge(files, rows.as_deref(), *strict, *json),
     }
 }
 
@@ -135,7 +144,7 @@ fn parse_file_arg(text: &str) -> Result<(i64, u64, PathBuf), Failure> {
     Ok((seq, first, PathBuf::from(path)))
 }
 
-fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
+fn merge(file_args: &[String], rows: Option<&str>, strict: bool, json: bool) -> CliResult {
     let mut inputs = Vec::with_capacity(file_args.len());
     for arg in file_args {
         let (seq, first, path) = parse_file_arg(arg)?;
@@ -164,6 +173,7 @@ fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
             .as_deref_mut()
             .map(|r| RowRanges::normalize(r).as_slice()),
         deleted: &[],
+        strict,
     };
     let merged = FallbackMerge::<'_, '_, MAX_LAYERS>::with_max_layers(&mut files, options)
         .map_err(|e| Failure::invalid("merge", e))?;
