@@ -137,8 +137,10 @@ fn row_span(file: &DataFile) -> Result<(u64, u64), BlobReadError> {
             alloc::format!("negative _ROW_COUNT {}", file.row_count),
         )
     })?;
+    // Row IDs are i64 in Paimon: the last one must fit.
     let end = first
         .checked_add(rows)
+        .filter(|&end| end <= 1u64 << 63)
         .ok_or_else(|| grouping(&file.file_name, "_FIRST_ROW_ID + _ROW_COUNT overflows"))?;
     Ok((first, end))
 }
@@ -870,5 +872,188 @@ fn refuse_index_manifest(table: &Table, snapshot: u64) -> Result<(), BlobReadErr
             "{}: index manifest {m} (deletion vectors are not applied to BLOB reads yet)",
             path.display()
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, first: i64, rows: i64, seq: i64, cols: &[&str]) -> DataFile {
+        DataFile {
+            file_name: name.into(),
+            first_row_id: Some(first),
+            row_count: rows,
+            max_sequence_number: seq,
+            write_cols: Some(cols.iter().map(|c| c.to_string()).collect()),
+            ..DataFile::default()
+        }
+    }
+
+    fn names<'a>(files: &[&'a DataFile]) -> Vec<&'a str> {
+        files.iter().map(|f| f.file_name.as_str()).collect()
+    }
+
+    fn group(files: &[DataFile], pushed: bool) -> Result<Vec<MergeGroup<'_>>, BlobReadError> {
+        let refs: Vec<&DataFile> = files.iter().collect();
+        group_split(&refs, pushed)
+    }
+
+    /// The spec's worked example as manifest entries, with a base data file over rows 0..9
+    /// and a second blob field: one merge group, one bunch per field, layered newest first.
+    #[test]
+    fn worked_example_forms_one_group_and_layers() {
+        let files = [
+            file("d.parquet", 0, 10, 1, &["id", "name"]),
+            file("s1a.blob", 0, 3, 1, &["b"]),
+            file("s1b.blob", 3, 2, 1, &["b"]),
+            file("s2a.blob", 0, 2, 2, &["b"]),
+            file("s2b.blob", 2, 2, 2, &["b"]),
+            file("s2c.blob", 4, 1, 2, &["b"]),
+            file("s3.blob", 5, 5, 3, &["b"]),
+            file("s4a.blob", 5, 3, 4, &["b"]),
+            file("s4b.blob", 8, 2, 4, &["b"]),
+            file("s6.blob", 0, 10, 6, &["b"]),
+            file("c.blob", 0, 10, 1, &["c"]),
+        ];
+        let groups = group(&files, false).unwrap();
+        assert_eq!(groups.len(), 1);
+        let g = &groups[0];
+        assert_eq!((g.first_row_id, g.end_row_id), (0, 10));
+        assert_eq!(names(&g.data_files), ["d.parquet"]);
+        assert_eq!(g.bunches.len(), 2);
+        let b = &g.bunches[0];
+        assert_eq!(b.field, "b");
+        assert_eq!(b.layers(), 5);
+        assert_eq!(
+            names(&b.files),
+            [
+                "s6.blob", "s4a.blob", "s4b.blob", "s3.blob", "s2a.blob", "s2b.blob", "s2c.blob",
+                "s1a.blob", "s1b.blob"
+            ]
+        );
+        assert_eq!((b.field, b.row_count()), ("b", 10));
+        assert_eq!((g.bunches[1].field, g.bunches[1].layers()), ("c", 1));
+    }
+
+    #[test]
+    fn touching_ranges_do_not_merge() {
+        let files = [
+            file("d1.parquet", 0, 5, 1, &["id"]),
+            file("b1.blob", 0, 5, 1, &["b"]),
+            file("d2.parquet", 5, 5, 2, &["id"]),
+            file("b2.blob", 5, 3, 2, &["b"]),
+            file("b3.blob", 8, 2, 3, &["b"]),
+        ];
+        let groups = group(&files, false).unwrap();
+        let ranges: Vec<_> = groups
+            .iter()
+            .map(|g| (g.first_row_id, g.end_row_id))
+            .collect();
+        assert_eq!(ranges, [(0, 5), (5, 10)]);
+        // Rolled files of one field with different sequence numbers: two layers, no overlap.
+        assert_eq!(names(&groups[1].bunches[0].files), ["b3.blob", "b2.blob"]);
+        assert_eq!(groups[1].bunches[0].layers(), 2);
+    }
+
+    fn grouping_error(files: &[DataFile], pushed: bool) -> (String, String) {
+        match group(files, pushed) {
+            Err(BlobReadError::Grouping { files, message }) => (files, message),
+            other => panic!("expected a grouping error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_blob_file_has_exactly_one_write_column() {
+        let files = [
+            file("d.parquet", 0, 2, 1, &["id"]),
+            file("two.blob", 0, 2, 1, &["b", "c"]),
+        ];
+        let (f, m) = grouping_error(&files, false);
+        assert_eq!(f, "two.blob");
+        assert!(m.contains("blob file only has one blob field"), "{m}");
+        assert!(m.contains("[\"b\", \"c\"]"), "{m}");
+        let mut none = file("none.blob", 0, 2, 1, &[]);
+        none.write_cols = None;
+        let (f, m) = grouping_error(&[none], false);
+        assert_eq!((f.as_str(), m.ends_with("is null")), ("none.blob", true));
+        let (f, _) = grouping_error(&[file("zero.blob", 0, 2, 1, &[])], false);
+        assert_eq!(f, "zero.blob");
+    }
+
+    #[test]
+    fn overlap_inside_a_layer_is_an_error() {
+        let files = [
+            file("d.parquet", 0, 6, 1, &["id"]),
+            file("a.blob", 0, 4, 1, &["b"]),
+            file("b.blob", 3, 3, 1, &["b"]),
+        ];
+        let (f, m) = grouping_error(&files, false);
+        assert_eq!(f, "a.blob and b.blob");
+        assert!(
+            m.contains("overlap inside layer max_sequence_number 1"),
+            "{m}"
+        );
+        // With row ranges pushed down too: overlap is never allowed.
+        assert_eq!(grouping_error(&files, true).0, "a.blob and b.blob");
+    }
+
+    #[test]
+    fn bunch_range_must_match_the_data_files() {
+        let short = [
+            file("d.parquet", 0, 6, 1, &["id"]),
+            file("a.blob", 0, 5, 1, &["b"]),
+        ];
+        let (f, m) = grouping_error(&short, false);
+        assert_eq!(f, "a.blob");
+        assert!(
+            m.contains("covers rows 0..5 (5 rows) but the data files cover 0..6 (6 rows)"),
+            "{m}"
+        );
+        // Pushed-down row ranges prune files: the check is off.
+        assert_eq!(group(&short, true).unwrap().len(), 1);
+        let hole = [
+            file("d.parquet", 0, 6, 1, &["id"]),
+            file("a.blob", 0, 2, 1, &["b"]),
+            file("b.blob", 1, 5, 2, &["b"]),
+            file("c.blob", 0, 1, 3, &["b"]),
+            file("e.blob", 4, 2, 3, &["b"]),
+        ];
+        assert!(group(&hole, false).is_ok());
+        let hole = [
+            file("d.parquet", 0, 6, 1, &["id"]),
+            file("a.blob", 0, 2, 1, &["b"]),
+            file("b.blob", 1, 2, 2, &["b"]),
+            file("e.blob", 4, 2, 2, &["b"]),
+        ];
+        // a and b overlap, so they group; e only touches row 4 of d: one group over d's range
+        // with rows 3..4 in no blob file.
+        let (_, m) = grouping_error(&hole, false);
+        assert!(m.contains("no file covers rows 3..4"), "{m}");
+    }
+
+    #[test]
+    fn missing_or_bad_row_ids_name_the_file() {
+        let mut f = file("x.blob", 0, 2, 1, &["b"]);
+        f.first_row_id = None;
+        let (name, m) = grouping_error(&[f], false);
+        assert_eq!(
+            (name.as_str(), m.contains("_FIRST_ROW_ID")),
+            ("x.blob", true)
+        );
+        let (_, m) = grouping_error(&[file("y.blob", -3, 2, 1, &["b"])], false);
+        assert!(m.contains("negative _FIRST_ROW_ID -3"), "{m}");
+        let (_, m) = grouping_error(&[file("z.blob", i64::MAX, i64::MAX, 1, &["b"])], false);
+        assert!(m.contains("overflows"), "{m}");
+    }
+
+    #[test]
+    fn a_group_without_data_files_checks_only_contiguity() {
+        let files = [
+            file("a.blob", 0, 2, 1, &["b"]),
+            file("b.blob", 2, 2, 1, &["b"]),
+        ];
+        // Touching files: two groups of one file each.
+        assert_eq!(group(&files, false).unwrap().len(), 2);
     }
 }
