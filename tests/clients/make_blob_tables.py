@@ -15,7 +15,8 @@ Tables (database `blobtab`):
 - `parted`: partitioned by `dt`, two partitions, a partial update in one.
 
 The expected file holds, per table, pypaimon's rows of `b` with `_ROW_ID` and
-`_SEQUENCE_NUMBER` (as pypaimon reports it), the value's length and SHA-256, or null.
+`_SEQUENCE_NUMBER` (as pypaimon reports it), the value's length and SHA-256, or null; and
+`updates`: the SHA-256 (or null) of the last value each partial update wrote per row ID.
 """
 import argparse
 import hashlib
@@ -67,7 +68,15 @@ def table_schema(table):
     return PyarrowFieldParser.from_paimon_schema(table.fields)
 
 
+UPDATES = {}
+
+
 def update_blob(table, row_ids, values):
+    """Partial update of `b` by row ID; the values written are recorded per table (the last
+    update of a row wins in time)."""
+    per_table = UPDATES.setdefault(table.identifier.get_object_name(), {})
+    for i, v in zip(row_ids, values):
+        per_table[str(i)] = None if v is None else hashlib.sha256(v).hexdigest()
     wb = table.new_batch_write_builder()
     upd = wb.new_update().with_update_type(["b"])
     data = pa.Table.from_pydict(
@@ -144,7 +153,8 @@ def main():
     for name, rows in expected.items():
         with open(os.path.join(db_dir, f"{name}.expected.json"), "w") as f:
             json.dump({"writer": "pypaimon 2.1.0", "reader": "pypaimon 2.1.0 to_arrow",
-                       "column": "b", "rows": rows}, f, indent=0)
+                       "column": "b", "rows": rows,
+                       "updates": UPDATES.get(name, {})}, f, indent=0)
             f.write("\n")
         print(f"{name}: {len(rows)} rows", file=sys.stderr)
 
