@@ -1,7 +1,7 @@
 //! A BLOB column read through the table: 1M rows in 3 layers (a base write and two partial
 //! updates by row ID, written by pypaimon 2.1.0), rows/s end to end after planning (map,
-//! validate against the manifest, merge, hand out every value's slice), the batch form, and
-//! planning alone.
+//! validate against the manifest, merge, hand out every value's slice), the batch form, the
+//! bare merge over the same mapped files (the peer in the same run) and planning alone.
 //!
 //! The table comes from `benches/blob_table_peers.py make target/bench-blob` (pypaimon
 //! writes it, so the peer reads the very same files); set `LAKECORE_BLOB_TABLE` to read
@@ -72,6 +72,24 @@ fn table_read(c: &mut Criterion) {
             black_box((n, sum))
         })
     });
+    // Peer in the same run: the bare merge over the same mapped, validated files (what the
+    // table read adds is mapping, validation against the manifest and the row hand-off).
+    read.with_bunch(0, ReadOptions::default(), |merge, _| {
+        g.bench_function("bare_merge_same_files", |b| {
+            b.iter(|| {
+                let mut n = 0u64;
+                let mut bytes = 0usize;
+                for row in merge.clone() {
+                    let row = row.unwrap();
+                    n += 1;
+                    bytes += row.value.map_or(0, |p| p.bytes.len());
+                }
+                assert_eq!(n, rows);
+                black_box(bytes)
+            })
+        });
+    })
+    .unwrap();
     g.finish();
     let mut g = c.benchmark_group("blob_table_plan");
     g.bench_function("plan_and_bunch", |b| {
