@@ -291,3 +291,24 @@ fn queries_the_table_cannot_answer() {
     let e = BlobColumnRead::plan(&plain, None, &ScanQuery::default(), None).unwrap_err();
     assert!(e.to_string().contains("data-evolution.enabled"), "{e}");
 }
+
+#[test]
+fn a_snapshot_with_an_index_manifest_is_refused_not_misread() {
+    // Deletion vectors live in the index manifest; they are not applied yet, so a snapshot
+    // naming one must fail rather than return deleted rows.
+    let dir = scratch_copy("index_manifest");
+    let latest = std::fs::read_to_string(dir.join("snapshot/LATEST")).unwrap();
+    let path = dir.join(format!("snapshot/snapshot-{}", latest.trim()));
+    let mut snap: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    snap["indexManifest"] = Value::from("index-manifest-0");
+    std::fs::write(&path, serde_json::to_vec(&snap).unwrap()).unwrap();
+    match read(&dir, &ScanQuery::default()) {
+        Err(BlobReadError::Unsupported(m)) => {
+            assert!(
+                m.contains("index-manifest-0") && m.contains("deletion vectors"),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
