@@ -11,7 +11,10 @@
 //! [`FallbackMerge`] over them; rows borrow the mapped bytes and nothing is allocated per row.
 //!
 //! Deletion vectors are not applied yet: a snapshot with an index manifest is refused
-//! ([`BlobReadError::Unsupported`]) rather than read without them.
+//! ([`BlobReadError::Unsupported`]) rather than read without them. Descriptor-mode fields
+//! (`blob-descriptor-field`, `blob-view-field`) keep descriptor bytes inline in the data files,
+//! not in `.blob` files: asking for one is refused the same way (decode such bytes with
+//! [`BlobDescriptor::decode`](crate::blob::BlobDescriptor::decode) once read from the data file).
 //!
 //! ```
 //! use lakecore::paimon::blob::{BlobColumnRead, ReadOptions};
@@ -497,6 +500,17 @@ impl BlobColumnRead {
             ));
         }
         let blob_fields = blob_fields(table, snap.schema_id)?;
+        let inline = inline_blob_fields(table, snap.schema_id)?;
+        if let Some(c) = column.filter(|c| inline.iter().any(|f| f == c)) {
+            return Err(BlobReadError::Unsupported(alloc::format!(
+                "BLOB column {c:?} is a blob-descriptor-field or blob-view-field: its values are \
+                 descriptor bytes stored inline in the data files, not in .blob files"
+            )));
+        }
+        let blob_fields: Vec<String> = blob_fields
+            .into_iter()
+            .filter(|f| !inline.contains(f))
+            .collect();
         let column = match column {
             Some(c) if blob_fields.iter().any(|f| f == c) => c.to_string(),
             Some(c) => {
@@ -838,6 +852,32 @@ fn blob_fields(table: &Table, schema_id: u64) -> Result<Vec<String>, BlobReadErr
             .is_some_and(|t| t.trim_end_matches(" NOT NULL").eq_ignore_ascii_case("BLOB"));
         if let (true, Some(name)) = (is_blob, field.get("name").and_then(|n| n.as_str())) {
             out.push(name.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// BLOB fields whose values live inline in the data files as descriptor bytes
+/// (`blob-descriptor-field`, `blob-view-field`: comma-separated names): they have no bunches.
+fn inline_blob_fields(table: &Table, schema_id: u64) -> Result<Vec<String>, BlobReadError> {
+    let path = table
+        .dir()
+        .join("schema")
+        .join(alloc::format!("schema-{schema_id}"));
+    let v = read_json(&path)?;
+    let mut out = Vec::new();
+    for key in ["blob-descriptor-field", "blob-view-field"] {
+        if let Some(list) = v
+            .get("options")
+            .and_then(|o| o.get(key))
+            .and_then(serde_json::Value::as_str)
+        {
+            out.extend(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string),
+            );
         }
     }
     Ok(out)

@@ -312,3 +312,20 @@ fn a_snapshot_with_an_index_manifest_is_refused_not_misread() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn descriptor_fields_have_no_bunches_and_are_refused() {
+    let dir = scratch_copy("descriptor_field");
+    let path = dir.join("schema/schema-0");
+    let mut schema: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    schema["options"]["blob-descriptor-field"] = Value::from("b");
+    std::fs::write(&path, serde_json::to_vec(&schema).unwrap()).unwrap();
+    let table = Table::open(&dir).unwrap();
+    match BlobColumnRead::plan(&table, None, &ScanQuery::default(), Some("b")) {
+        Err(BlobReadError::Unsupported(m)) => assert!(m.contains("blob-descriptor-field"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    // Without a column named: the table has no other BLOB column.
+    let e = BlobColumnRead::plan(&table, None, &ScanQuery::default(), None).unwrap_err();
+    assert!(e.to_string().contains("no BLOB column"), "{e}");
+}
