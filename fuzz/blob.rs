@@ -155,6 +155,7 @@ fn merge_matches_model() {
                 MergeOptions {
                     ranges,
                     deleted: &del,
+                    strict: false,
                 },
             )
             .map_err(|e| e.kind);

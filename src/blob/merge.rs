@@ -51,6 +51,11 @@ pub struct MergeOptions<'f> {
     pub ranges: Option<&'f [RowRange]>,
     /// Deleted row IDs, strictly ascending; they are skipped.
     pub deleted: &'f [u64],
+    /// A placeholder in a single-layer read is an error ([`ErrorKind::InvalidValue`] at its
+    /// row ID), as paimon-cpp's reader fails. Off by default: a placeholder with nothing older
+    /// to resolve it is a NULL blob with sequence number `-1`, as pypaimon and paimon-rust
+    /// return (the same as a multi-layer row that is a placeholder everywhere).
+    pub strict: bool,
 }
 
 /// One merged row: `_ROW_ID`, `_SEQUENCE_NUMBER` and the winning value.
@@ -172,7 +177,8 @@ impl<'a> Layer<'a> {
 /// on small stacks, box it or keep it in a static.
 ///
 /// Rules (see the BLOB spec): one layer when all files share a `max_sequence_number` (a
-/// placeholder there is an error, and row IDs no file covers are not rows); otherwise the
+/// placeholder there is NULL with sequence number `-1`, or an error with
+/// [`MergeOptions::strict`]; row IDs no file covers are not rows); otherwise the
 /// overall range `[min first_row_id, max last row ID]` is merged newest layer first, gaps
 /// count as placeholders, an explicit NULL wins over older bytes, and a row that is a
 /// placeholder or gap everywhere becomes NULL with sequence number `-1`.
@@ -184,8 +190,9 @@ impl<'a> Layer<'a> {
 /// [`ErrorKind::ArithmeticOverflow`] when `first_row_id + rows` overflows and
 /// [`ErrorKind::Duplicate`] when two files of one layer overlap (at the `first_row_id`
 /// concerned, [`Location::Row`]); [`ErrorKind::LimitExceeded`] for more than `N` layers (at
-/// layer `N`, the first that does not fit, [`Location::Layer`]). While iterating:
-/// [`ErrorKind::InvalidValue`] for a placeholder in a single-layer read, at its row ID
+/// layer `N`, the first that does not fit, [`Location::Layer`]). While iterating, with
+/// [`MergeOptions::strict`]: [`ErrorKind::InvalidValue`] for a placeholder in a single-layer
+/// read, at its row ID
 /// ([`Location::Row`]: no single file offset describes it). The iterator is fused after an
 /// error.
 ///
@@ -209,6 +216,7 @@ pub struct FallbackMerge<'f, 'a, const N: usize = DEFAULT_MAX_LAYERS> {
     layers: [Layer<'a>; N],
     layer_count: usize,
     single: bool,
+    strict: bool,
     ranges: Option<&'f [RowRange]>,
     range_idx: usize,
     deleted: &'f [u64],
@@ -360,6 +368,7 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
             layers,
             layer_count,
             single: layer_count == 1,
+            strict: options.strict,
             ranges: options.ranges,
             range_idx: 0,
             deleted: options.deleted,
@@ -563,8 +572,8 @@ fn next_row_id(
 impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
     /// The cold end of [`fill`](Self::fill) for a block with unresolved rows. Several
     /// layers: such a row is NULL with sequence number `-1` (entry `-2`, no file). One
-    /// layer: a gap is not a row (the block is compacted) and a placeholder is an error,
-    /// returned after the rows before it.
+    /// layer: a gap is not a row (the block is compacted) and a placeholder is NULL with
+    /// sequence number `-1` too, or (strict) an error returned after the rows before it.
     #[cold]
     #[inline(never)]
     fn settle(&mut self) {
@@ -588,10 +597,15 @@ impl<'f, 'a, const N: usize> FallbackMerge<'f, 'a, N> {
             if len == GAP {
                 continue;
             }
-            if len < super::NULL_LENGTH {
-                self.error = Some(Error::at_item(ErrorKind::InvalidValue, Location::Row, id));
-                break;
-            }
+            let (len, tag) = if len < super::NULL_LENGTH {
+                if self.strict {
+                    self.error = Some(Error::at_item(ErrorKind::InvalidValue, Location::Row, id));
+                    break;
+                }
+                (super::PLACEHOLDER_LENGTH, NO_FILE)
+            } else {
+                (len, tag)
+            };
             let slots = (
                 block.ids.get_mut(kept),
                 block.lens.get_mut(kept),

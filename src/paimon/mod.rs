@@ -6,6 +6,7 @@
 //! This layer sits on the formats (the sidecar views), the codecs (Avro framing) and `io`
 //! (mapping, span reads, caches); nothing below it knows Paimon's tables.
 
+pub mod blob;
 pub mod bucket;
 pub mod compression;
 mod error;

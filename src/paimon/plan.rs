@@ -509,7 +509,7 @@ pub struct ScanStats {
 }
 
 /// A live data file.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DataFile {
     /// `_PARTITION` bytes (4-byte arity + BinaryRow).
     pub partition: Vec<u8>,

@@ -120,7 +120,9 @@ pub fn merge(specs: &[Spec], options: MergeOptions<'_>) -> Result<Vec<Out>, lake
     Ok(out)
 }
 
-/// The naive model: per row ID, newest layer first, first non-placeholder wins.
+/// The naive model: per row ID, newest layer first, first non-placeholder wins; a row that is
+/// a placeholder everywhere (one layer or several) is NULL with sequence number -1 (the
+/// non-strict default).
 pub fn model(
     specs: &[Spec],
     ranges: Option<&[RowRange]>,
@@ -149,7 +151,7 @@ pub fn model(
         if seqs.len() == 1 {
             match cell(id, seqs[0]) {
                 None => continue,
-                Some("P") => return Err(ErrorKind::InvalidValue),
+                Some("P") => out.push((id, -1, None)),
                 Some("N") => out.push((id, seqs[0], None)),
                 Some(v) => out.push((id, seqs[0], Some(v.to_string()))),
             }

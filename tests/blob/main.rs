@@ -4,4 +4,6 @@
 mod golden;
 mod merge;
 mod real;
+#[cfg(feature = "paimon")]
+mod table;
 mod validation;

@@ -55,6 +55,7 @@ fn worked_example_full_and_single_rows() {
             MergeOptions {
                 ranges: Some(&ranges),
                 deleted: &[],
+                strict: false,
             },
         )
         .unwrap();
@@ -153,6 +154,7 @@ fn ranges_cross_gaps_and_deletions_skip_rows() {
         MergeOptions {
             ranges: Some(&ranges),
             deleted: &deleted,
+            strict: false,
         },
     )
     .unwrap();
@@ -164,6 +166,7 @@ fn ranges_cross_gaps_and_deletions_skip_rows() {
         MergeOptions {
             ranges: None,
             deleted: &deleted,
+            strict: false,
         },
     )
     .unwrap();
@@ -173,6 +176,7 @@ fn ranges_cross_gaps_and_deletions_skip_rows() {
         MergeOptions {
             ranges: Some(&[]),
             deleted: &[],
+            strict: false,
         },
     )
     .unwrap();
@@ -180,7 +184,7 @@ fn ranges_cross_gaps_and_deletions_skip_rows() {
 }
 
 #[test]
-fn single_layer_reads_files_in_order_and_rejects_placeholders() {
+fn single_layer_reads_files_in_order_and_strict_rejects_placeholders() {
     let specs = vec![spec(5, 5, &["c5", "N"]), spec(5, 0, &["c0", "c1"])];
     let got = all(&specs);
     assert_eq!(
@@ -193,7 +197,22 @@ fn single_layer_reads_files_in_order_and_rejects_placeholders() {
         ]
     );
     let bad = vec![spec(5, 0, &["c0", "c1"]), spec(5, 10, &["c10", "P"])];
-    let e = merge(&bad, MergeOptions::default()).unwrap_err();
+    // By default (pypaimon, paimon-rust) the unresolvable placeholder is NULL with
+    // sequence number -1; the gap 2..=9 is not a row.
+    assert_eq!(
+        all(&bad),
+        [
+            (0, 5, Some("c0".into())),
+            (1, 5, Some("c1".into())),
+            (10, 5, Some("c10".into())),
+            (11, -1, None),
+        ]
+    );
+    let strict = MergeOptions {
+        strict: true,
+        ..MergeOptions::default()
+    };
+    let e = merge(&bad, strict).unwrap_err();
     assert_eq!((e.kind, e.offset), (ErrorKind::InvalidValue, 11));
     // A range that avoids the placeholder reads fine.
     let r = [RowRange::new(0, 10)];
@@ -202,7 +221,8 @@ fn single_layer_reads_files_in_order_and_rejects_placeholders() {
             &bad,
             MergeOptions {
                 ranges: Some(&r),
-                deleted: &[]
+                deleted: &[],
+                strict: true,
             }
         )
         .unwrap()
@@ -231,6 +251,7 @@ fn construction_errors() {
         MergeOptions {
             ranges: Some(&bad_ranges),
             deleted: &[],
+            strict: false,
         },
     )
     .unwrap_err();
@@ -240,6 +261,7 @@ fn construction_errors() {
         MergeOptions {
             ranges: None,
             deleted: &[1, 3, 3],
+            strict: false,
         },
     )
     .unwrap_err();
@@ -289,7 +311,11 @@ fn errors_name_rows_ranges_entries_and_layers_not_bytes() {
     );
     assert_eq!(e.to_string(), "duplicate at row 2");
     let placeholder = [spec(5, 0, &["c0", "c1"]), spec(5, 10, &["c10", "P"])];
-    let e = merge(&placeholder, MergeOptions::default()).unwrap_err();
+    let strict = MergeOptions {
+        strict: true,
+        ..MergeOptions::default()
+    };
+    let e = merge(&placeholder, strict).unwrap_err();
     assert_eq!(
         (e.kind, e.at, e.offset),
         (ErrorKind::InvalidValue, Location::Row, 11)
@@ -300,6 +326,7 @@ fn errors_name_rows_ranges_entries_and_layers_not_bytes() {
     let options = MergeOptions {
         ranges: Some(&ranges),
         deleted: &[],
+        strict: false,
     };
     let e = merge(&specs, options).unwrap_err();
     assert_eq!(
@@ -310,6 +337,7 @@ fn errors_name_rows_ranges_entries_and_layers_not_bytes() {
     let options = MergeOptions {
         ranges: None,
         deleted: &[1, 3, 3],
+        strict: false,
     };
     let e = merge(&specs, options).unwrap_err();
     assert_eq!(
@@ -397,6 +425,7 @@ fn randomised_against_naive_model() {
             MergeOptions {
                 ranges: ranges_opt,
                 deleted: &deleted,
+                strict: false,
             },
         )
         .map_err(|e| e.kind);
@@ -457,6 +486,7 @@ fn randomised_large_files_against_naive_model() {
                 MergeOptions {
                     ranges: r,
                     deleted: d,
+                    strict: false,
                 },
             )
             .unwrap();

@@ -188,9 +188,21 @@ fn invalid_input_exits_2_with_one_line() {
     );
     let p = tmp("ph.blob", &blob::write(&["a", "P"]));
     assert_invalid(
-        &run(&["blob", "merge", "--file", &format!("1:0:{p}"), "--json"]),
+        &run(&[
+            "blob",
+            "merge",
+            "--file",
+            &format!("1:0:{p}"),
+            "--strict",
+            "--json",
+        ]),
         "invalid value at row 1",
     );
+    // Without --strict the lone placeholder is NULL with sequence number -1.
+    let lone = run(&["blob", "merge", "--file", &format!("1:0:{p}"), "--json"]);
+    assert!(lone.status.success());
+    assert!(String::from_utf8_lossy(&lone.stdout)
+        .contains("{\"row_id\":1,\"seq\":-1,\"kind\":\"null\"}"));
     // A malformed argument is a usage error: status 3.
     let usage = run(&["blob", "merge", "--file", "x:0:/nonexistent", "--json"]);
     assert_eq!(usage.status.code(), Some(3), "{usage:?}");
@@ -221,4 +233,183 @@ fn demo_prints_the_blob_section() {
         .sum();
     assert_eq!(total, 1_000_000, "{line}");
     assert!(line.contains("rows/s"));
+}
+
+const BLOB_TABLES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/paimon/blob_warehouse/blobtab.db"
+);
+
+/// pypaimon's recorded read of a table: `(row_id, null, length, sha256)` per row.
+fn pypaimon_read(name: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(format!("{BLOB_TABLES}/{name}.expected.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!([r["row_id"], r["null"], r["length"], r["sha256"]]))
+        .collect()
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn read_table_json_equals_pypaimon() {
+    for name in ["layers", "rolled", "parted"] {
+        let dir = format!("{BLOB_TABLES}/{name}");
+        let rows = json_lines(&run(&["blob", "read", &dir, "--json"]));
+        let got: Vec<Value> = rows
+            .iter()
+            .map(|r| json!([r["row_id"], r["null"], r["length"], r["sha256"]]))
+            .collect();
+        assert_eq!(got, pypaimon_read(name), "{name}");
+        let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            ["length", "null", "row_id", "sequence_number", "sha256"],
+            "{name}"
+        );
+    }
+    // Filters: rows and partition.
+    let dir = format!("{BLOB_TABLES}/layers");
+    let some = json_lines(&run(&["blob", "read", &dir, "--rows", "7,3-5", "--json"]));
+    let ids: Vec<u64> = some.iter().map(|r| r["row_id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, [3, 4, 5, 7]);
+    let dir = format!("{BLOB_TABLES}/parted");
+    let one = json_lines(&run(&[
+        "blob",
+        "read",
+        &dir,
+        "--partition",
+        "dt=2024-01-02",
+        "--column",
+        "b",
+        "--json",
+    ]));
+    assert_eq!(one.len(), 100);
+}
+
+#[test]
+fn read_table_out_writes_each_value() {
+    let dir = format!("{BLOB_TABLES}/layers");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("blob_read_out");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let status = run(&["blob", "read", &dir, "--out", out.to_str().unwrap()]);
+    assert!(status.status.success(), "{status:?}");
+    let want = pypaimon_read("layers");
+    let mut files = 0;
+    for r in &want {
+        let path = out.join(r[0].to_string());
+        if r[1] == json!(true) {
+            assert!(!path.exists());
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(json!(bytes.len()), r[2]);
+        assert_eq!(json!(sha_hex(&bytes)), r[3]);
+        files += 1;
+    }
+    // Nothing else in the directory: no temporary file left behind.
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), files);
+    // A directory that cannot be written: I/O error, exit status 1.
+    let bad = run(&["blob", "read", &dir, "--out", "/nonexistent/dir"]);
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+}
+
+#[test]
+fn check_exits_one_when_an_update_loses() {
+    let rolled = run(&["blob", "check", &format!("{BLOB_TABLES}/rolled"), "--json"]);
+    assert_eq!(rolled.status.code(), Some(1), "{rolled:?}");
+    let v: Value = serde_json::from_slice(&rolled.stdout).unwrap();
+    let lost = v["lost_updates"].as_array().unwrap();
+    assert!(lost.len() > 10);
+    for l in lost {
+        assert!(l["winner_sequence_number"].as_i64() > l["update_sequence_number"].as_i64());
+        assert!(l["winner"].as_str().unwrap().ends_with(".blob"));
+        assert!(l["update"].as_str().unwrap().ends_with(".blob"));
+    }
+    let text = run(&["blob", "check", &format!("{BLOB_TABLES}/rolled")]);
+    assert_eq!(text.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("loses to data-"));
+    let parted = run(&["blob", "check", &format!("{BLOB_TABLES}/parted"), "--json"]);
+    assert!(parted.status.success(), "{parted:?}");
+    assert_eq!(json_of(&parted), json!({"lost_updates": []}));
+}
+
+#[test]
+fn read_table_bad_input() {
+    // Not a BLOB column; not a data-evolution table: the arguments are wrong, not the
+    // bytes (status 3, usage).
+    let dir = format!("{BLOB_TABLES}/layers");
+    let e = run(&["blob", "read", &dir, "--column", "name", "--json"]);
+    assert_eq!(e.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("no BLOB column \"name\""));
+    let plain = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/paimon/warehouse/sc.db/part_append_rs"
+    );
+    let e = run(&["blob", "read", plain, "--json"]);
+    assert_eq!(e.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("data-evolution.enabled"));
+    // A .blob file shorter than its manifest's file_size: exit 2, file named.
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("blob_read_short");
+    let _ = std::fs::remove_dir_all(&copy);
+    copy_dir(Path::new(&dir), &copy);
+    let mut blobs: Vec<_> = std::fs::read_dir(copy.join("bucket-0"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "blob"))
+        .collect();
+    blobs.sort();
+    let victim = &blobs[0];
+    let bytes = std::fs::read(victim).unwrap();
+    std::fs::write(victim, &bytes[..bytes.len() - 3]).unwrap();
+    let name = victim.file_name().unwrap().to_str().unwrap();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("blob_read_short_out");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let e = run(&[
+        "blob",
+        "read",
+        copy.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(e.status.code(), Some(2), "{e:?}");
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(err.contains(name) && err.contains("mismatch"), "{err}");
+    // No partial (temporary) file in the output directory.
+    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_str()
+        .unwrap()
+        .starts_with('.')));
+    // A missing .blob file: I/O, exit 1, file named.
+    std::fs::remove_file(victim).unwrap();
+    let e = run(&["blob", "read", copy.to_str().unwrap(), "--json"]);
+    assert_eq!(e.status.code(), Some(1), "{e:?}");
+    assert!(String::from_utf8_lossy(&e.stderr).contains(name));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
 }

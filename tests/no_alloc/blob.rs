@@ -92,6 +92,7 @@ fn read_paths_do_not_allocate() {
     let options = MergeOptions {
         ranges: Some(&ranges),
         deleted: &deleted,
+        strict: false,
     };
     for row in FallbackMerge::new(&mut files, options).unwrap() {
         let row = row.unwrap();
@@ -118,4 +119,45 @@ fn read_paths_do_not_allocate() {
     let v = vec![1u8; 3];
     assert!(allocations() > after);
     drop(v);
+}
+
+/// A table read allocates per bunch (maps, layer list), never per row: between two rows of
+/// one bunch the counter does not move.
+#[cfg(feature = "paimon")]
+#[test]
+fn table_read_allocates_nothing_per_row() {
+    use lakecore::paimon::blob::{BlobColumnRead, ReadOptions};
+    use lakecore::paimon::{ScanQuery, Table};
+    use lakecore_testkit::counting::calls;
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/paimon/blob_warehouse/blobtab.db/layers"
+    );
+    let read = BlobColumnRead::plan(
+        &Table::open(dir).unwrap(),
+        None,
+        &ScanQuery::default(),
+        None,
+    )
+    .unwrap();
+    let mut last = calls();
+    let (mut rows, mut moved) = (0u64, 0u64);
+    read.for_each_row(ReadOptions::default(), |row| {
+        let now = calls();
+        if now != last {
+            moved += 1;
+        }
+        rows += 1;
+        std::hint::black_box(row.value);
+        last = calls();
+        Ok::<(), ()>(())
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(rows, 300);
+    // Only the first row of each bunch follows allocations (its files were just mapped).
+    assert!(
+        moved <= read.bunches().len() as u64,
+        "{moved} of {rows} rows"
+    );
 }

@@ -5,6 +5,8 @@ use lakecore::blob::{
     BlobFile, CrcCoverage, FallbackMerge, LayerFile, MergeOptions, Row, RowRange, RowRanges,
 };
 use lakecore::codec::checksum::sha256;
+use lakecore::paimon::blob::{BlobColumnRead, BlobReadError, ReadOptions};
+use lakecore::paimon::{ScanQuery, Table};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -41,17 +43,262 @@ enum BlobCommand {
         /// every row.
         #[arg(long)]
         rows: Option<String>,
+        /// Fail on a placeholder that no older layer resolves (default: NULL with sequence
+        /// number -1, as pypaimon and paimon-rust return).
+        #[arg(long)]
+        strict: bool,
+        /// Print the JSON document.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a BLOB column of a data-evolution table: plan, group the `.blob` files into
+    /// bunches and layers, merge (newest sequence number wins; a row that is a placeholder in
+    /// every layer is NULL with sequence number -1).
+    Read {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Fail on a placeholder that no older layer resolves.
+        #[arg(long)]
+        strict: bool,
+        /// Print one JSON object per row: row_id, sequence_number, null, length, sha256.
+        #[arg(long, conflicts_with = "out")]
+        json: bool,
+        /// Write each non-NULL value to DIR/<row_id> (atomically: a temporary file in DIR,
+        /// then a rename).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Lint a BLOB column: rows whose partial update loses to a base file with a higher
+    /// max_sequence_number (the clients return the old bytes). Exit status 1 when any is
+    /// found.
+    Check {
+        #[command(flatten)]
+        table: TableArgs,
         /// Print the JSON document.
         #[arg(long)]
         json: bool,
     },
 }
 
+/// The table and the planner's filters of `blob read` and `blob check`.
+#[derive(clap::Args, Debug)]
+struct TableArgs {
+    /// The table directory (`<warehouse>/<db>.db/<table>`).
+    table_dir: PathBuf,
+    /// The BLOB column (default: the table's only BLOB column).
+    #[arg(long, value_name = "NAME")]
+    column: Option<String>,
+    /// Row-ID ranges, inclusive: `A-B[,A-B..]` (a single `A` is `A-A`).
+    #[arg(long, value_name = "A-B[,A-B..]")]
+    rows: Option<String>,
+    /// Partition values: `key=value[,key=value]` (all must hold; repeatable).
+    #[arg(long, value_name = "key=value[,key=value]")]
+    partition: Vec<String>,
+    /// Buckets: `B[,..]`.
+    #[arg(long, value_name = "B[,..]")]
+    bucket: Option<String>,
+    /// Snapshot id (default: the latest).
+    #[arg(long, value_name = "N")]
+    snapshot: Option<u64>,
+}
+
 /// Runs `lakecore blob`.
 pub fn run(args: &Args) -> CliResult {
     match &args.command {
         BlobCommand::Inspect { file, verify, json } => inspect(file, *verify, *json),
-        BlobCommand::Merge { files, rows, json } => merge(files, rows.as_deref(), *json),
+        BlobCommand::Merge {
+            files,
+            rows,
+            strict,
+            json,
+        } => merge(files, rows.as_deref(), *strict, *json),
+        BlobCommand::Read {
+            table,
+            strict,
+            json,
+            out,
+        } => read_table(table, *strict, *json, out.as_deref()),
+        BlobCommand::Check { table, json } => check_table(table, *json),
+    }
+}
+
+fn plan_column(args: &TableArgs) -> Result<BlobColumnRead, Failure> {
+    let rows = match &args.rows {
+        None => None,
+        Some(text) => Some(
+            split_list(text)
+                .map(parse_range)
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    let buckets = match &args.bucket {
+        None => None,
+        Some(text) => Some(
+            split_list(text)
+                .map(|b| {
+                    b.trim()
+                        .parse::<i32>()
+                        .map(|b| (b, None))
+                        .map_err(|_| Failure::Usage(format!("bad bucket {b:?}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    let mut partition = Vec::new();
+    for text in &args.partition {
+        for item in split_list(text) {
+            let (k, v) = item.split_once('=').ok_or_else(|| {
+                Failure::Usage(format!(
+                    "bad partition condition {item:?}: expected key=value"
+                ))
+            })?;
+            partition.push((k.trim().to_string(), v.to_string()));
+        }
+    }
+    let query = ScanQuery {
+        rows,
+        buckets,
+        partition,
+        ..ScanQuery::default()
+    };
+    let table = Table::open(&args.table_dir).map_err(crate::scan::failure)?;
+    BlobColumnRead::plan(&table, args.snapshot, &query, args.column.as_deref())
+        .map_err(read_failure)
+}
+
+/// Exit status 1 for I/O, 2 (with the file and what disagrees) for everything else.
+fn read_failure(e: BlobReadError) -> Failure {
+    match e {
+        BlobReadError::Scan(e) => crate::scan::failure(e),
+        BlobReadError::Io { path, error } => Failure::io(path.display(), error),
+        BlobReadError::Invalid { context, error } => Failure::invalid(context, error),
+        other => Failure::Usage(other.to_string()),
+    }
+}
+
+fn read_table(args: &TableArgs, strict: bool, json: bool, out: Option<&Path>) -> CliResult {
+    let read = plan_column(args)?;
+    let options = ReadOptions { strict };
+    if let Some(dir) = out {
+        let (mut values, mut nulls) = (0u64, 0u64);
+        read.for_each_row(options, |row| {
+            let Some(bytes) = row.value else {
+                nulls += 1;
+                return Ok(());
+            };
+            values += 1;
+            write_atomically(dir, row.row_id, bytes)
+        })
+        .map_err(read_failure)??;
+        return print(&format!(
+            "{}: column {} -> {}: {values} values written, {nulls} null\n",
+            args.table_dir.display(),
+            read.column(),
+            dir.display()
+        ));
+    }
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut line = String::with_capacity(160);
+    read.for_each_row(options, |row| {
+        line.clear();
+        if json {
+            let _ = write!(
+                line,
+                "{{\"row_id\":{},\"sequence_number\":{},",
+                row.row_id, row.sequence_number
+            );
+            let _ = match row.value {
+                None => writeln!(line, "\"null\":true,\"length\":null,\"sha256\":null}}"),
+                Some(v) => writeln!(
+                    line,
+                    "\"null\":false,\"length\":{},\"sha256\":\"{}\"}}",
+                    v.len(),
+                    hex(&sha256(v))
+                ),
+            };
+        } else {
+            let _ = match row.value {
+                None => writeln!(
+                    line,
+                    "{:>10}  seq {:>4}  null",
+                    row.row_id, row.sequence_number
+                ),
+                Some(v) => writeln!(
+                    line,
+                    "{:>10}  seq {:>4}  length {:>8}  sha256 {}  {}",
+                    row.row_id,
+                    row.sequence_number,
+                    v.len(),
+                    hex(&sha256(v)),
+                    row.file.unwrap_or("")
+                ),
+            };
+        }
+        w.write_all(line.as_bytes())
+            .map_err(|e| Failure::io("stdout", e))
+    })
+    .map_err(read_failure)??;
+    w.flush().map_err(|e| Failure::io("stdout", e))
+}
+
+/// Writes `bytes` to `dir/<row_id>` through a temporary file in `dir` and a rename, so the
+/// name never shows a partial value; the temporary file is removed on failure.
+fn write_atomically(dir: &Path, row_id: u64, bytes: &[u8]) -> CliResult {
+    let target = dir.join(row_id.to_string());
+    let temp = dir.join(format!(".{row_id}.tmp-{}", std::process::id()));
+    let written = std::fs::File::create(&temp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_data()
+    });
+    let renamed = written.and_then(|()| std::fs::rename(&temp, &target));
+    renamed.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        Failure::io(target.display(), e)
+    })
+}
+
+fn check_table(args: &TableArgs, json: bool) -> CliResult {
+    let read = plan_column(args)?;
+    let lost = read.check().map_err(read_failure)?;
+    let mut out = String::new();
+    if json {
+        out.push_str("{\"lost_updates\":[");
+        for (i, l) in lost.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(
+                out,
+                "{{\"row_id\":{},\"winner\":\"{}\",\"winner_sequence_number\":{},\"update\":\"{}\",\"update_sequence_number\":{}}}",
+                l.row_id, l.winner, l.winner_sequence_number, l.update, l.update_sequence_number
+            );
+        }
+        out.push_str("]}\n");
+    } else {
+        for l in &lost {
+            let _ = writeln!(
+                out,
+                "row {}: the partial update in {} (max_sequence_number {}) loses to {} (max_sequence_number {})",
+                l.row_id, l.update, l.update_sequence_number, l.winner, l.winner_sequence_number
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{}: column {}: {} rows whose partial update loses to an older base file",
+            args.table_dir.display(),
+            read.column(),
+            lost.len()
+        );
+    }
+    print(&out)?;
+    if lost.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::io(
+            "blob check",
+            std::io::Error::other(format!("{} lost partial updates", lost.len())),
+        ))
     }
 }
 
@@ -135,7 +382,7 @@ fn parse_file_arg(text: &str) -> Result<(i64, u64, PathBuf), Failure> {
     Ok((seq, first, PathBuf::from(path)))
 }
 
-fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
+fn merge(file_args: &[String], rows: Option<&str>, strict: bool, json: bool) -> CliResult {
     let mut inputs = Vec::with_capacity(file_args.len());
     for arg in file_args {
         let (seq, first, path) = parse_file_arg(arg)?;
@@ -164,6 +411,7 @@ fn merge(file_args: &[String], rows: Option<&str>, json: bool) -> CliResult {
             .as_deref_mut()
             .map(|r| RowRanges::normalize(r).as_slice()),
         deleted: &[],
+        strict,
     };
     let merged = FallbackMerge::<'_, '_, MAX_LAYERS>::with_max_layers(&mut files, options)
         .map_err(|e| Failure::invalid("merge", e))?;
