@@ -1,0 +1,1 @@
+//! Peer benches only; see benches/.
