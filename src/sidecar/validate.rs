@@ -17,7 +17,7 @@ use super::layout::{
     Fields, Layout, AVRO_MAGIC, COMPACT_MIN_LEN, COMPACT_TRAILER_LEN, FIXED_TRAILER_LEN,
     FORMAT_VERSION, MAX_LONG, MIN_AVRO_HEADER_LEN, MIN_PARTITION_LEN,
 };
-use super::{ManifestFacts, Sidecar, SidecarOptions};
+use super::{ManifestFacts, Sidecar};
 use crate::codec::checksum;
 use crate::codec::varint::VarintFormat;
 use crate::cursor::Cursor;
@@ -123,7 +123,7 @@ impl<'a> Sidecar<'a> {
     /// # Ok::<(), lakecore::Error>(())
     /// ```
     #[cfg(feature = "std")]
-    pub fn parse_parallel(bytes: &'a [u8], options: &SidecarOptions) -> Result<Self> {
+    pub fn parse_parallel(bytes: &'a [u8], options: &super::SidecarOptions) -> Result<Self> {
         let (layout, body, stored) = Self::split(bytes)?;
         std::thread::scope(|scope| {
             let sum = scope.spawn(|| checksum_ok(layout, body, stored));
