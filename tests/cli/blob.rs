@@ -295,6 +295,19 @@ fn read_table_json_equals_pypaimon() {
         "--json",
     ]));
     assert_eq!(one.len(), 100);
+    // The same grammar as `scan --partition`: a quoted value is the same condition, and the
+    // bucket filter takes `B/T` (every file of these tables is in bucket 0 of -1, unaware).
+    let quoted = json_lines(&run(&[
+        "blob",
+        "read",
+        &dir,
+        "--partition",
+        "dt='2024-01-02'",
+        "--bucket",
+        "0/-1",
+        "--json",
+    ]));
+    assert_eq!(quoted, one);
 }
 
 #[test]

@@ -91,11 +91,12 @@ struct TableArgs {
     /// Row-ID ranges, inclusive: `A-B[,A-B..]` (a single `A` is `A-A`).
     #[arg(long, value_name = "A-B[,A-B..]")]
     rows: Option<String>,
-    /// Partition values: `key=value[,key=value]` (all must hold; repeatable).
+    /// Partition values: `key=value[,key=value]` (all must hold; repeatable; `'a,b'` quotes
+    /// a value, `''` a quote; the grammar of `scan --partition`).
     #[arg(long, value_name = "key=value[,key=value]")]
     partition: Vec<String>,
-    /// Buckets: `B[,..]`.
-    #[arg(long, value_name = "B[,..]")]
+    /// Buckets: `B[/T][,..]` (`/T` also requires that total bucket count).
+    #[arg(long, value_name = "B[/T][,..]")]
     bucket: Option<String>,
     /// Snapshot id (default: the latest).
     #[arg(long, value_name = "N")]
@@ -123,38 +124,10 @@ pub fn run(args: &Args) -> CliResult {
 }
 
 fn plan_column(args: &TableArgs) -> Result<BlobColumnRead, Failure> {
-    let rows = match &args.rows {
-        None => None,
-        Some(text) => Some(
-            split_list(text)
-                .map(parse_range)
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    let buckets = match &args.bucket {
-        None => None,
-        Some(text) => Some(
-            split_list(text)
-                .map(|b| {
-                    b.trim()
-                        .parse::<i32>()
-                        .map(|b| (b, None))
-                        .map_err(|_| Failure::Usage(format!("bad bucket {b:?}")))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    let mut partition = Vec::new();
-    for text in &args.partition {
-        for item in split_list(text) {
-            let (k, v) = item.split_once('=').ok_or_else(|| {
-                Failure::Usage(format!(
-                    "bad partition condition {item:?}: expected key=value"
-                ))
-            })?;
-            partition.push((k.trim().to_string(), v.to_string()));
-        }
-    }
+    // The same row, bucket and partition grammar as `scan` (quoting included).
+    let rows = crate::scan::rows_arg(args.rows.as_deref())?;
+    let buckets = crate::scan::buckets_arg(args.bucket.as_deref())?;
+    let partition = crate::scan::conditions_arg(&args.partition, "partition")?;
     let query = ScanQuery {
         rows,
         buckets,

@@ -86,50 +86,59 @@ pub struct Args {
     json: bool,
 }
 
+/// `--rows A-B[,A-B..]` (shared by `scan` and `blob read`).
+pub(crate) fn rows_arg(rows: Option<&str>) -> Result<Option<Vec<(u64, u64)>>, Failure> {
+    rows.map(|text| split_list(text).map(parse_range).collect())
+        .transpose()
+}
+
+/// `(bucket, total buckets)` alternatives, as `ScanQuery::buckets` holds them.
+type Buckets = Vec<(i32, Option<i32>)>;
+
+/// `--bucket B[/T][,..]` (shared by `scan` and `blob read`).
+pub(crate) fn buckets_arg(buckets: Option<&str>) -> Result<Option<Buckets>, Failure> {
+    let one = |item: &str| {
+        let bad = || Failure::Usage(format!("bad bucket {item:?}: expected B[/T]"));
+        let (b, t) = match item.split_once('/') {
+            Some((b, t)) => (b, Some(t)),
+            None => (item, None),
+        };
+        let b: i32 = b.trim().parse().map_err(|_| bad())?;
+        let t = t
+            .map(|t| t.trim().parse::<i32>())
+            .transpose()
+            .map_err(|_| bad())?;
+        Ok((b, t))
+    };
+    buckets
+        .map(|text| split_list(text).map(one).collect())
+        .transpose()
+}
+
+/// Repeatable `--partition`/`--column` lists of `key=value` conditions in the shared
+/// grammar (quoting included), all of which must hold.
+pub(crate) fn conditions_arg(
+    list: &[String],
+    what: &str,
+) -> Result<Vec<(String, String)>, Failure> {
+    let mut out = Vec::new();
+    for text in list {
+        out.extend(
+            parse_conditions(text)
+                .map_err(|e| Failure::Usage(format!("bad --{what} {text:?}: {e}")))?,
+        );
+    }
+    Ok(out)
+}
+
 fn query_of(args: &Args) -> Result<ScanQuery, Failure> {
-    let rows = match &args.rows {
-        None => None,
-        Some(text) => Some(
-            split_list(text)
-                .map(parse_range)
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    let buckets = match &args.bucket {
-        None => None,
-        Some(text) => Some(
-            split_list(text)
-                .map(|item| {
-                    let bad = || Failure::Usage(format!("bad bucket {item:?}: expected B[/T]"));
-                    let (b, t) = match item.split_once('/') {
-                        Some((b, t)) => (b, Some(t)),
-                        None => (item, None),
-                    };
-                    let b: i32 = b.trim().parse().map_err(|_| bad())?;
-                    let t = t
-                        .map(|t| t.trim().parse::<i32>())
-                        .transpose()
-                        .map_err(|_| bad())?;
-                    Ok((b, t))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    let conditions = |list: &[String], what: &str| -> Result<Vec<(String, String)>, Failure> {
-        let mut out = Vec::new();
-        for text in list {
-            out.extend(
-                parse_conditions(text)
-                    .map_err(|e| Failure::Usage(format!("bad --{what} {text:?}: {e}")))?,
-            );
-        }
-        Ok(out)
-    };
+    let rows = rows_arg(args.rows.as_deref())?;
+    let buckets = buckets_arg(args.bucket.as_deref())?;
     Ok(ScanQuery {
         rows,
         buckets,
-        partition: conditions(&args.partition, "partition")?,
-        columns: conditions(&args.column, "column")?,
+        partition: conditions_arg(&args.partition, "partition")?,
+        columns: conditions_arg(&args.column, "column")?,
         filter: match &args.filter {
             Some(text) => Some(
                 Filter::parse(text)
