@@ -51,6 +51,31 @@ pub struct Block<'a> {
 }
 
 impl<'a> Block<'a> {
+    /// Field-by-field equality (for the fast paths' debug cross-checks).
+    #[cfg(any(test, debug_assertions))]
+    fn same_as(&self, other: &Block<'_>) -> bool {
+        let frames = self
+            .frames
+            .iter()
+            .zip(&other.frames)
+            .all(|(a, b)| a.encoding == b.encoding && a.payload == b.payload && a.at == b.at);
+        (
+            self.id,
+            self.offset,
+            self.length,
+            self.first_record,
+            self.record_count,
+        ) == (
+            other.id,
+            other.offset,
+            other.length,
+            other.first_record,
+            other.record_count,
+        ) && self.layout == other.layout
+            && self.partition_count == other.partition_count
+            && frames
+    }
+
     /// The encoding bytes of the partition, row-ID and bucket dimensions (0 = unavailable,
     /// 1 = payload, other = unknown and treated as unavailable).
     pub fn encodings(&self) -> [u8; 3] {
@@ -233,9 +258,33 @@ impl<'a> BlockWalker<'a> {
     /// Checks every remaining block; `layout` is the walker's own, passed as a constant by
     /// the caller so that each call site compiles to a loop specialised for it.
     #[inline(always)]
-    pub(super) fn validate_all(&mut self, layout: Layout, walked: &mut impl Walked) -> Result<()> {
+    pub(super) fn validate_all<W: Walked>(&mut self, layout: Layout, walked: &mut W) -> Result<()> {
         while self.left > 0 {
             self.f.layout = layout;
+            if W::BLOCKS {
+                // The fused selection: the walk hands each checked block on. The compact fast
+                // path builds the block from what its scan found; otherwise the checked path.
+                #[cfg(debug_assertions)]
+                let before = self.clone();
+                let block = match layout {
+                    Layout::Compact => self.compact_block_fast_block(),
+                    Layout::Fixed => None,
+                };
+                #[cfg(debug_assertions)]
+                if let Some(fast) = &block {
+                    let mut slow = before;
+                    let checked = slow.next_block(true);
+                    debug_assert!(slow.state() == self.state());
+                    debug_assert!(checked.is_ok_and(|b| b.same_as(fast)));
+                }
+                let block = match block {
+                    Some(block) => block,
+                    None => self.next_block(true)?,
+                };
+                walked.block(&block)?;
+                walked.walked(self.f.cur.index());
+                continue;
+            }
             #[cfg(debug_assertions)]
             let before = self.clone();
             let fast = match layout {
@@ -384,10 +433,49 @@ impl<'a> BlockWalker<'a> {
         }
     }
 
+    /// [`compact_block_fast`](Self::compact_block_fast) that also returns the block (built
+    /// from the frames its scan found), for the fused selection.
+    #[inline(always)]
+    fn compact_block_fast_block(&mut self) -> Option<Block<'a>> {
+        let rest = self.f.cur.rest();
+        let origin = self.f.cur.position();
+        let (used, end, record_count, frames) = self.compact_block_scan_frames()?;
+        let frame = |(encoding, start, stop): (u8, usize, usize)| {
+            Some(Frame {
+                encoding,
+                payload: rest.get(start..stop)?,
+                at: origin.saturating_add(off(start)),
+            })
+        };
+        let [p, r, b] = frames;
+        let block = Block {
+            id: self.next_id,
+            offset: self.next_offset,
+            length: end - self.next_offset,
+            first_record: self.next_first_record,
+            record_count,
+            layout: self.f.layout,
+            partition_count: self.partition_count,
+            frames: [frame(p)?, frame(r)?, frame(b)?],
+        };
+        self.f.cur.skip(used).ok()?;
+        self.advance(end, record_count);
+        Some(block)
+    }
+
     /// The checks of [`compact_block_fast`](Self::compact_block_fast), without consuming:
     /// the block's size in bytes, its manifest end offset and its record count.
     #[inline(always)]
     fn compact_block_scan(&self) -> Option<(usize, u64, u64)> {
+        self.compact_block_scan_frames()
+            .map(|(used, end, record_count, _)| (used, end, record_count))
+    }
+
+    /// [`compact_block_scan`](Self::compact_block_scan) with the three frames found:
+    /// `(encoding, payload start, payload end)` within the cursor's rest.
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn compact_block_scan_frames(&self) -> Option<(usize, u64, u64, [(u8, usize, usize); 3])> {
         let rest = self.f.cur.rest();
         let all = rest.len();
         let varint = |p: usize, limit: usize| varint::decode_short_within(rest, p, limit);
@@ -455,7 +543,7 @@ impl<'a> BlockWalker<'a> {
                 return None;
             }
         }
-        Some((p, end, record_count))
+        Some((p, end, record_count, frames))
     }
 
     /// The walker's position and counters (for the fast paths' cross-checks).

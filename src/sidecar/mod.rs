@@ -106,6 +106,64 @@ pub struct Sidecar<'a> {
     block_count: u32,
 }
 
+/// A sidecar whose checksum and everything before its blocks are validated, its blocks not
+/// yet walked: from [`Sidecar::parse_head`]. Gives the partition dictionary (to build a
+/// query) and validates the blocks with [`select_into`](Self::select_into) (selecting in the
+/// same walk) or [`finish`](Self::finish).
+#[derive(Clone, Debug)]
+pub struct SidecarHead<'a> {
+    sidecar: Sidecar<'a>,
+    walker: block::BlockWalker<'a>,
+    manifest_length: Option<u64>,
+    entry_count: Option<u64>,
+    end_at: u64,
+}
+
+impl<'a> SidecarHead<'a> {
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.sidecar.layout
+    }
+
+    /// The manifest's Avro header as stored (checked: starts with the Avro magic).
+    pub fn avro_header(&self) -> &'a [u8] {
+        self.sidecar.header
+    }
+
+    /// Number of partition tuples in the dictionary.
+    pub fn partition_count(&self) -> u32 {
+        self.sidecar.partition_count
+    }
+
+    /// Number of blocks (not yet validated).
+    pub fn block_count(&self) -> u32 {
+        self.sidecar.block_count
+    }
+
+    /// The partition tuples in ID order (framing checked; uniqueness is checked by the walk).
+    pub fn partitions(&self) -> Partitions<'a> {
+        self.sidecar.partitions()
+    }
+
+    /// [`Sidecar::partition_mask`] over this dictionary.
+    pub fn partition_mask<'s>(
+        &self,
+        scratch: &'s mut [bool],
+        predicate: impl FnMut(&'a [u8]) -> bool,
+    ) -> Result<PartitionMask<'s>> {
+        self.sidecar.partition_mask(scratch, predicate)
+    }
+
+    /// [`Sidecar::partition_mask_vec`] over this dictionary.
+    #[cfg(feature = "alloc")]
+    pub fn partition_mask_vec(
+        &self,
+        predicate: impl FnMut(&'a [u8]) -> bool,
+    ) -> alloc::vec::Vec<bool> {
+        self.sidecar.partition_mask_vec(predicate)
+    }
+}
+
 impl<'a> Sidecar<'a> {
     /// Opens `bytes` as a self-described sidecar: the checks of
     /// [`parse_with`](Self::parse_with) without outside knowledge of the manifest, so the

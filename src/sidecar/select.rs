@@ -169,6 +169,17 @@ pub struct SelectedBlock {
 }
 
 impl SelectedBlock {
+    /// The selection's record of `block`.
+    pub(super) fn of(block: &Block<'_>) -> Self {
+        SelectedBlock {
+            id: block.id,
+            offset: block.offset,
+            length: block.length,
+            first_record: block.first_record,
+            record_count: block.record_count,
+        }
+    }
+
     /// The block's byte span in the manifest, `(offset, length)`.
     pub const fn span(&self) -> (u64, u64) {
         (self.offset, self.length)
@@ -203,15 +214,7 @@ impl Iterator for BlockSelection<'_, '_> {
         }
         for block in self.blocks.by_ref() {
             match self.query.keeps(&block) {
-                Ok(true) => {
-                    return Some(Ok(SelectedBlock {
-                        id: block.id,
-                        offset: block.offset,
-                        length: block.length,
-                        first_record: block.first_record,
-                        record_count: block.record_count,
-                    }))
-                }
+                Ok(true) => return Some(Ok(SelectedBlock::of(&block))),
                 Ok(false) => {}
                 Err(e) => {
                     self.failed = true;

@@ -11,13 +11,14 @@
 //! no ISA code of its own, and allocates only in the large-dictionary duplicate check (feature
 //! `alloc`). It builds the view; the accessors are in the parent.
 
-use super::block::BlockWalker;
+use super::block::{Block, BlockWalker};
 use super::dictionary::check_partition_tuple;
 use super::layout::{
     Fields, Layout, AVRO_MAGIC, COMPACT_MIN_LEN, COMPACT_TRAILER_LEN, FIXED_TRAILER_LEN,
     FORMAT_VERSION, MAX_LONG, MIN_AVRO_HEADER_LEN, MIN_PARTITION_LEN,
 };
-use super::{ManifestFacts, Sidecar};
+use super::select::{Query, SelectedBlock};
+use super::{ManifestFacts, Sidecar, SidecarHead};
 use crate::codec::checksum;
 use crate::codec::varint::VarintFormat;
 use crate::cursor::Cursor;
@@ -27,9 +28,41 @@ use crate::error::{off, Error, ErrorKind, Result};
 #[cfg(feature = "alloc")]
 const SORTED_UNIQUE_CHECK_ABOVE: u32 = 4096;
 
-/// Told the body position after each block a validation pass has checked.
+/// Told the body position after each block a validation pass has checked and, when
+/// [`BLOCKS`](Walked::BLOCKS) is set, handed each checked block (the fused selection).
 pub(super) trait Walked {
+    /// Whether [`block`](Walked::block) wants the blocks (a constant: the walk for a plain
+    /// validation builds none).
+    const BLOCKS: bool = false;
+
     fn walked(&mut self, pos: usize);
+
+    /// A block that passed every check of its own (the walk's later checks may still fail).
+    #[inline(always)]
+    fn block(&mut self, _block: &Block<'_>) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The fused selection's hook: the query decides on each block as soon as it is checked.
+struct Selecting<'q, F> {
+    query: &'q Query<'q>,
+    keep: F,
+}
+
+impl<F: FnMut(SelectedBlock)> Walked for Selecting<'_, F> {
+    const BLOCKS: bool = true;
+
+    #[inline(always)]
+    fn walked(&mut self, _: usize) {}
+
+    #[inline(always)]
+    fn block(&mut self, block: &Block<'_>) -> Result<()> {
+        if self.query.keeps(block)? {
+            (self.keep)(SelectedBlock::of(block));
+        }
+        Ok(())
+    }
 }
 
 /// Nothing to do per block (the checksum is checked on its own).
@@ -135,6 +168,22 @@ impl<'a> Sidecar<'a> {
         })
     }
 
+    /// Opens `bytes` for validation fused with selection: checks magic, layout, size and
+    /// the checksum (whole, first, for both layouts), then everything before the blocks
+    /// (version, stored facts, Avro header, dictionary framing, block count). The partition
+    /// dictionary is then readable (to build a [`Query`]'s partition mask) and
+    /// [`SidecarHead::select_into`] walks the blocks once, checking and selecting each.
+    ///
+    /// Use this when a sidecar is selected once (a scan planner); keep the view of
+    /// [`parse_with`](Self::parse_with) for selecting many times.
+    pub fn parse_head(bytes: &'a [u8], options: &super::SidecarOptions) -> Result<SidecarHead<'a>> {
+        let (layout, body, stored) = Self::split(bytes)?;
+        if !checksum_ok(layout, body, stored) {
+            return Err(checksum_mismatch(body));
+        }
+        Self::head(bytes, layout, body, options.facts)
+    }
+
     /// Layout, body and stored trailer, after the size checks.
     fn split(bytes: &'a [u8]) -> Result<(Layout, &'a [u8], &'a [u8])> {
         let layout = Self::detect_layout(bytes)?;
@@ -184,6 +233,18 @@ impl<'a> Sidecar<'a> {
         facts: Option<ManifestFacts>,
         walked: &mut impl Walked,
     ) -> Result<Self> {
+        Self::head(bytes, layout, body, facts)?.walk(walked)
+    }
+
+    /// Everything before the blocks: version, the fixed layout's stored facts, the Avro
+    /// header, the partition dictionary's framing and the block count.
+    #[inline(always)]
+    fn head(
+        bytes: &'a [u8],
+        layout: Layout,
+        body: &'a [u8],
+        facts: Option<ManifestFacts>,
+    ) -> Result<SidecarHead<'a>> {
         let body_len = body.len();
         let mut f = Fields {
             cur: Cursor::new(body),
@@ -267,43 +328,123 @@ impl<'a> Sidecar<'a> {
             u32::try_from(block_count).map_err(|_| Error::new(ErrorKind::InvalidLength, at))?;
         let blocks_index = f.cur.index();
         let blocks_at = f.cur.position();
-        let mut walker = BlockWalker::new(
+        let walker = BlockWalker::new(
             f,
             block_count,
             header_len,
             entry_count.unwrap_or(MAX_LONG),
             partition_count,
         );
+        let blocks = body.get(blocks_index..).unwrap_or_default();
+        Ok(SidecarHead {
+            // Length and count are provisional (the walk settles them); nothing reads them
+            // before `walk` returns the view.
+            sidecar: Sidecar {
+                bytes,
+                layout,
+                manifest_length: manifest_length.unwrap_or(0),
+                entry_count: entry_count.unwrap_or(0),
+                header,
+                dictionary,
+                dictionary_at,
+                partition_count,
+                uniform_stride: stride.flatten(),
+                blocks,
+                blocks_at,
+                block_count,
+            },
+            walker,
+            manifest_length,
+            entry_count,
+            end_at: off(body_len),
+        })
+    }
+}
+
+impl<'a> SidecarHead<'a> {
+    /// The rest of the checks: every block (told to `walked`), the tiling and record count
+    /// against the facts, and the dictionary's unique tuples. Returns the validated view.
+    #[inline(always)]
+    pub(super) fn walk(self, walked: &mut impl Walked) -> Result<Sidecar<'a>> {
+        let SidecarHead {
+            mut sidecar,
+            mut walker,
+            manifest_length,
+            entry_count,
+            end_at,
+        } = self;
         // One loop per layout: with the layout a constant in each, the inlined field readers
         // and payload frames lose their per-field layout branches.
-        match layout {
+        match sidecar.layout {
             Layout::Fixed => walker.validate_all(Layout::Fixed, walked)?,
             Layout::Compact => walker.validate_all(Layout::Compact, walked)?,
         }
         let (tiled_end, records) = walker.finish()?;
-        let end_at = off(body_len);
-        let manifest_length = agree(manifest_length, tiled_end, end_at)?;
-        let entry_count = agree(entry_count, records, end_at)?;
-        let blocks = body.get(blocks_index..).unwrap_or_default();
-
-        let sidecar = Sidecar {
-            bytes,
-            layout,
-            manifest_length,
-            entry_count,
-            header,
-            dictionary,
-            dictionary_at,
-            partition_count,
-            uniform_stride: stride.flatten(),
-            blocks,
-            blocks_at,
-            block_count,
-        };
+        sidecar.manifest_length = agree(manifest_length, tiled_end, end_at)?;
+        sidecar.entry_count = agree(entry_count, records, end_at)?;
         sidecar.check_unique_partitions()?;
         Ok(sidecar)
     }
 
+    /// Validates the blocks and selects them in the same walk: every block `query` keeps is
+    /// handed to `keep` (in file order) as soon as it is checked, and the validated view is
+    /// returned once every check has passed.
+    ///
+    /// The checksum was checked whole by [`Sidecar::parse_head`], before any block reaches
+    /// `keep`. A later block, the tiling, the record count or the dictionary can still fail:
+    /// on `Err`, the blocks `keep` was given are not a selection and must be dropped (the
+    /// error is the first one met, which may differ from [`Sidecar::parse_with`]'s when a
+    /// delta stream the query decodes is malformed before a structural error later on).
+    ///
+    /// Allocation-free; [`select_vec`](Self::select_vec) collects into a `Vec` instead.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{Query, Sidecar, SidecarOptions};
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let head = Sidecar::parse_head(&bytes, &SidecarOptions::default())?;
+    /// let mut mask = vec![false; head.partition_count() as usize];
+    /// let mask = head.partition_mask(&mut mask, |tuple| tuple.len() > 8)?;
+    /// let query = Query::new().partitions(mask);
+    /// let mut spans = [(0u64, 0u64); 8];
+    /// let mut n = 0;
+    /// let view = head.select_into(&query, |b| {
+    ///     spans[n] = b.span();
+    ///     n += 1;
+    /// })?;
+    /// // The same blocks as validating first and selecting after.
+    /// let two_pass: Vec<_> = view.select(&query).map(|b| b.map(|b| b.span())).collect::<Result<_, _>>()?;
+    /// assert_eq!(&spans[..n], &two_pass[..]);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
+    pub fn select_into(
+        self,
+        query: &Query<'_>,
+        keep: impl FnMut(SelectedBlock),
+    ) -> Result<Sidecar<'a>> {
+        self.walk(&mut Selecting { query, keep })
+    }
+
+    /// [`select_into`](Self::select_into) collected: the validated view and the selected
+    /// blocks, or the first error (and no blocks).
+    #[cfg(feature = "alloc")]
+    pub fn select_vec(
+        self,
+        query: &Query<'_>,
+    ) -> Result<(Sidecar<'a>, alloc::vec::Vec<SelectedBlock>)> {
+        let mut out = alloc::vec::Vec::new();
+        let view = self.select_into(query, |b| out.push(b))?;
+        Ok((view, out))
+    }
+
+    /// Validates the blocks without selecting: the view [`Sidecar::parse_with`] returns.
+    pub fn finish(self) -> Result<Sidecar<'a>> {
+        self.walk(&mut ())
+    }
+}
+
+impl<'a> Sidecar<'a> {
     /// No tuple appears twice. A 16 Kibit stack filter of tuple hashes sends only possible
     /// repeats to an exact comparison with the earlier tuples, so typical dictionaries (up to
     /// a few thousand tuples) are checked in about linear time without allocating. Larger

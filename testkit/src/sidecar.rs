@@ -194,6 +194,10 @@ pub fn drive(bytes: &[u8]) -> bool {
         BinaryRow, PartitionMask, Query, RowRange, RowRanges, Sidecar, SidecarOptions,
     };
     let Ok(s) = Sidecar::parse(bytes) else {
+        // The fused walk rejects what validation rejects.
+        let head = Sidecar::parse_head(bytes, &SidecarOptions::default());
+        assert!(head.clone().and_then(|h| h.finish()).is_err());
+        assert!(head.and_then(|h| h.select_vec(&Query::new())).is_err());
         return false;
     };
     // Validation with the derived facts must agree.
@@ -261,10 +265,39 @@ pub fn drive(bytes: &[u8]) -> bool {
         .partitions(PartitionMask::new(&mask))
         .buckets(&odd);
     for q in [Query::new(), q] {
+        let mut two_pass = Vec::new();
+        let mut failed = false;
         for sel in s.select(&q) {
-            if sel.is_err() {
-                break;
+            match sel {
+                Ok(b) => two_pass.push(b),
+                Err(_) => {
+                    failed = true;
+                    break;
+                }
             }
+        }
+        // Validation fused into selection: the same blocks when both passes succeed, an
+        // error when the selection meets one.
+        let fused =
+            Sidecar::parse_head(bytes, &SidecarOptions::default()).and_then(|h| h.select_vec(&q));
+        match fused {
+            Ok((view, blocks)) => {
+                assert!(!failed, "fused selection accepted what select rejects");
+                assert_eq!(blocks, two_pass);
+                assert_eq!(view.as_bytes(), s.as_bytes());
+                assert_eq!(
+                    (
+                        view.manifest_length(),
+                        view.entry_count(),
+                        view.block_count()
+                    ),
+                    (s.manifest_length(), s.entry_count(), s.block_count())
+                );
+            }
+            Err(e) => assert!(
+                failed,
+                "fused selection failed ({e}) where both passes succeed"
+            ),
         }
     }
     true

@@ -238,6 +238,33 @@ fn check_selections(c: &Case, s: &Sidecar<'_>) -> usize {
             })
             .collect();
         assert_eq!(got, want, "{} / {}", c.name, sel["name"]);
+        // The same selection with validation fused into it (one walk).
+        let options = SidecarOptions {
+            facts: Some(facts(o)),
+        };
+        let head = Sidecar::parse_head(&c.sidecar, &options).unwrap();
+        let fused_mask;
+        let mut fq = Query::new();
+        if sel.get("row_ranges").is_some() {
+            fq = fq.rows(RowRanges::normalize(&mut ranges));
+        }
+        if let Some(f) = sel.get("partition_filter") {
+            fused_mask = head.partition_mask_vec(partition_predicate(o, f));
+            fq = fq.partitions(PartitionMask::new(&fused_mask));
+        }
+        let fused_bucket;
+        if let Some(f) = sel.get("bucket_filter") {
+            fused_bucket = bucket_predicate(f.as_str().unwrap());
+            fq = fq.buckets(&*fused_bucket);
+        }
+        let mut fused = Vec::new();
+        let view = head
+            .select_into(&fq, |b| {
+                fused.push((b.offset, b.length, b.first_record, b.record_count))
+            })
+            .unwrap();
+        assert_eq!(fused, want, "fused: {} / {}", c.name, sel["name"]);
+        assert_eq!(view.block_count(), s.block_count());
         n += 1;
     }
     n

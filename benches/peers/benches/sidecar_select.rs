@@ -16,8 +16,9 @@
 //! entry (entry 150 000), so exactly one block matches. `none` = no filter (every block).
 //!
 //! Timed: lakecore = `Sidecar::parse_with(bytes, facts)` then `select(query)` collected into a
-//! `Vec`; `lakecore_par` = the same with `Sidecar::parse_parallel` (large only; it spawns a
-//! thread for the checksum); paimon = `ManifestSidecar::select(bytes, meta, ranges)` (which
+//! `Vec`; `lakecore_fused` = `Sidecar::parse_head` then `select_vec(query)` (validation fused
+//! into selection: one walk); `lakecore_par` = the two-pass form with `Sidecar::parse_parallel`
+//! (large only; it spawns a thread for the checksum); paimon = `ManifestSidecar::select(bytes, meta, ranges)` (which
 //! validates and selects in one pass and returns a `Vec` of blocks plus a copy of the Avro
 //! header). Before timing, the selected (offset, length) lists must be equal, or the bench
 //! panics.
@@ -259,22 +260,36 @@ fn large_input(blocks: usize, per_block: usize) -> Input {
     }
 }
 
-fn lakecore_select(input: &Input, point: bool, parallel: bool) -> Vec<SelectedBlock> {
+/// How lakecore validates before selecting.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// `parse_with`, then `select` over the view (two walks).
+    TwoPass,
+    /// `parse_parallel` (checksum on a second thread), then `select`.
+    Parallel,
+    /// `parse_head`, then `select_into`: validation fused into selection (one walk).
+    Fused,
+}
+
+fn lakecore_select(input: &Input, point: bool, mode: Mode) -> Vec<SelectedBlock> {
     let options = SidecarOptions {
         facts: Some(input.facts),
     };
-    let s = if parallel {
-        Sidecar::parse_parallel(black_box(&input.bytes), &options)
-    } else {
-        Sidecar::parse_with(black_box(&input.bytes), &options)
-    }
-    .unwrap();
     let mut r = [RowRange::single(input.mid_row)];
     let q = if point {
         Query::new().rows(RowRanges::normalize(&mut r))
     } else {
         Query::new()
     };
+    let s = match mode {
+        Mode::TwoPass => Sidecar::parse_with(black_box(&input.bytes), &options),
+        Mode::Parallel => Sidecar::parse_parallel(black_box(&input.bytes), &options),
+        Mode::Fused => {
+            let head = Sidecar::parse_head(black_box(&input.bytes), &options).unwrap();
+            return head.select_vec(&q).unwrap().1;
+        }
+    }
+    .unwrap();
     s.select(&q).collect::<Result<Vec<_>, _>>().unwrap()
 }
 
@@ -290,14 +305,13 @@ fn paimon_select(input: &Input, point: bool) -> paimon::spec::ManifestSidecarSel
 
 /// Both sides select the same blocks; returns the count.
 fn check_same(input: &Input, point: bool) -> usize {
-    let ours: Vec<(u64, u64)> = lakecore_select(input, point, false)
-        .iter()
-        .map(|b| (b.offset, b.length))
-        .collect();
-    let par: Vec<(u64, u64)> = lakecore_select(input, point, true)
-        .iter()
-        .map(|b| (b.offset, b.length))
-        .collect();
+    let spans = |mode| -> Vec<(u64, u64)> {
+        lakecore_select(input, point, mode)
+            .iter()
+            .map(|b| (b.offset, b.length))
+            .collect()
+    };
+    let (ours, par, fused) = (spans(Mode::TwoPass), spans(Mode::Parallel), spans(Mode::Fused));
     let sel = ManifestSidecar::select(
         &input.bytes,
         &input.meta,
@@ -317,6 +331,7 @@ fn check_same(input: &Input, point: bool) -> usize {
         input.name
     );
     assert_eq!(ours, par, "{}: parse_parallel differs", input.name);
+    assert_eq!(ours, fused, "{}: the fused selection differs", input.name);
     ours.len()
 }
 
@@ -345,7 +360,15 @@ fn real(c: &mut Criterion) {
             b.iter(|| {
                 inputs
                     .iter()
-                    .map(|i| lakecore_select(i, point, false).len())
+                    .map(|i| lakecore_select(i, point, Mode::TwoPass).len())
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function(BenchmarkId::new("lakecore_fused", q), |b| {
+            b.iter(|| {
+                inputs
+                    .iter()
+                    .map(|i| lakecore_select(i, point, Mode::Fused).len())
                     .sum::<usize>()
             })
         });
@@ -377,10 +400,13 @@ fn large(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(input.bytes.len() as u64));
     for (q, point) in queries() {
         g.bench_function(BenchmarkId::new("lakecore", q), |b| {
-            b.iter(|| lakecore_select(&input, point, false).len())
+            b.iter(|| lakecore_select(&input, point, Mode::TwoPass).len())
+        });
+        g.bench_function(BenchmarkId::new("lakecore_fused", q), |b| {
+            b.iter(|| lakecore_select(&input, point, Mode::Fused).len())
         });
         g.bench_function(BenchmarkId::new("lakecore_par", q), |b| {
-            b.iter(|| lakecore_select(&input, point, true).len())
+            b.iter(|| lakecore_select(&input, point, Mode::Parallel).len())
         });
         g.bench_function(BenchmarkId::new("paimon", q), |b| {
             b.iter(|| paimon_select(&input, point).blocks().len())

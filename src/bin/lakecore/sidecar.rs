@@ -395,7 +395,9 @@ fn select(
     json: bool,
 ) -> CliResult {
     let bytes = read(path)?;
-    let s = open(path, &bytes, Some(facts))?;
+    // Selected once: validation is fused into the selection (one walk over the blocks).
+    let head = Sidecar::parse_head(&bytes, &SidecarOptions { facts: Some(facts) })
+        .map_err(|e| Failure::invalid(path.display(), e))?;
     let mut ranges = rows
         .map(|r| {
             split_list(r)
@@ -412,7 +414,7 @@ fn select(
         .transpose()?;
     let mut refused = None;
     let mask = partition.map(|filter| {
-        s.partition_mask_vec(|t| match filter.matches(t) {
+        head.partition_mask_vec(|t| match filter.matches(t) {
             Ok(m) => m,
             Err(e) => {
                 refused.get_or_insert(e);
@@ -439,9 +441,8 @@ fn select(
     if buckets.is_some() {
         q = q.buckets(&bucket_pred);
     }
-    let selected = s
-        .select(&q)
-        .collect::<Result<Vec<_>, _>>()
+    let (s, selected) = head
+        .select_vec(&q)
         .map_err(|e| Failure::invalid(path.display(), e))?;
     if json {
         let mut out = format!("{{\"layout\":\"{}\",\"blocks\":[", s.layout().name());
