@@ -24,5 +24,7 @@ pub use plan::{
     DataFile, ManifestRead, ManifestScan, PreparedScan, Reconciler, ScanEntry, ScanOptions,
     ScanPlan, ScanStats,
 };
-pub use predicate::{parse_timestamp_millis, PartitionType, ScanQuery, DEFAULT_PARTITION_NAME};
+pub use predicate::{
+    parse_timestamp_millis, PartitionPredicate, PartitionType, ScanQuery, DEFAULT_PARTITION_NAME,
+};
 pub use table::{civil_date, PartitionValue, Snapshot, SnapshotSpec, Table, TableSchema};

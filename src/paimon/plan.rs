@@ -67,7 +67,11 @@ type HashOf<'a> = dyn Fn(&[(PartitionType, &Value)]) -> Option<u32> + 'a;
 
 /// Types the query's conditions through `schema` into one filter tree, and derives the
 /// bucket-key hashes it allows.
-fn compile(query: &ScanQuery, schema: &TableSchema, schema_id: u64) -> Result<Compiled, ScanError> {
+pub(super) fn compile(
+    query: &ScanQuery,
+    schema: &TableSchema,
+    schema_id: u64,
+) -> Result<Compiled, ScanError> {
     use super::filter::{CmpOp, Filter, Node, Test};
     let mut parts: Vec<Filter> = Vec::new();
     for (key, text) in &query.partition {

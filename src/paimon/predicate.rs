@@ -533,3 +533,61 @@ mod tests {
         );
     }
 }
+
+/// A filter on partition keys, typed through a table schema, evaluated on the `_PARTITION`
+/// bytes of a sidecar dictionary or a manifest entry: the partition half of what the planner
+/// does with a [`ScanQuery`], for tools that hold partition tuples but plan nothing (the
+/// CLI's `sidecar select --where`).
+///
+/// ```
+/// use lakecore::paimon::{Filter, PartitionPredicate, Table};
+/// use lakecore::sidecar::Sidecar;
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/part_append_rs");
+/// let schema = Table::open(dir)?.schema(0)?;
+/// let filter = Filter::parse("dt = '2024-01-02' AND hr >= 3")?;
+/// let predicate = PartitionPredicate::new(&schema, &filter)?;
+/// let manifest = std::fs::read_dir(format!("{dir}/manifest"))?
+///     .map(|e| e.unwrap().path())
+///     .find(|p| p.to_string_lossy().ends_with(".avro.sidecar"))
+///     .unwrap();
+/// let bytes = std::fs::read(manifest)?;
+/// let sidecar = Sidecar::parse(&bytes)?;
+/// let kept = sidecar.partitions().filter(|t| predicate.passes(t) == Ok(true)).count();
+/// assert!(kept < sidecar.partition_count() as usize);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct PartitionPredicate {
+    compiled: Compiled,
+}
+
+impl PartitionPredicate {
+    /// `filter` typed through `schema`. Every column it names must be a partition key
+    /// (other columns need file statistics, which partition tuples do not have): otherwise,
+    /// or when a value does not parse as its key's type, [`ScanError::Query`] says which.
+    pub fn new(schema: &super::TableSchema, filter: &Filter) -> Result<Self, super::ScanError> {
+        let keys: Vec<&str> = schema
+            .partition_keys
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        if let Some(other) = filter.columns().into_iter().find(|c| !keys.contains(c)) {
+            return Err(super::ScanError::Query(alloc::format!(
+                "{other:?} is not a partition key (partition keys: {keys:?}); only partition keys can be tested here"
+            )));
+        }
+        let query = ScanQuery {
+            filter: Some(filter.clone()),
+            ..ScanQuery::default()
+        };
+        Ok(PartitionPredicate {
+            compiled: super::plan::compile(&query, schema, 0)?,
+        })
+    }
+
+    /// Whether the partition tuple `tuple` (`_PARTITION` bytes) passes; an error for bytes
+    /// that are not a valid partition row.
+    pub fn passes(&self, tuple: &[u8]) -> crate::Result<bool> {
+        self.compiled.partition_passes(tuple)
+    }
+}

@@ -459,6 +459,28 @@ fn sidecar_select_takes_partition_values_typed_by_the_schema() {
     assert_eq!(select(&side, &["--partition", "hr='8'"]), 1);
     assert_eq!(select(&side, &["--partition", "dt=2024-01-02,hr=9"]), 0);
     assert_eq!(select(&side, &["--partition", "dt='2024-01-02,hr=7'"]), 0);
+    // --where: scan's filter grammar on partition keys, ANDed with --partition, evaluated per
+    // dictionary tuple (the sidecar's one block holds both partitions).
+    assert_eq!(select(&side, &[]), 1);
+    assert_eq!(select(&side, &["--where", "hr = 7"]), 1);
+    assert_eq!(select(&side, &["--where", "hr >= 8 AND dt = '2024-01-02'"]), 1);
+    assert_eq!(select(&side, &["--where", "hr > 8"]), 0);
+    assert_eq!(select(&side, &["--where", "hr IN (1, 2)"]), 0);
+    assert_eq!(select(&side, &["--where", "hr = 9 OR dt = 2024-01-02"]), 1);
+    assert_eq!(select(&side, &["--where", "dt < '2024-01-02'"]), 0);
+    assert_eq!(select(&side, &["--where", "hr IS NULL"]), 0);
+    assert_eq!(select(&side, &["--where", "hr = 7 AND hr = 8"]), 0);
+    assert_eq!(select(&side, &["--where", "hr = 7", "--partition", "hr=8"]), 0);
+    for (w, says) in [
+        ("v = 1", "not a partition key"),
+        ("hr = x", "not a valid INT"),
+        ("hr = ", "bad --where"),
+    ] {
+        let out = lakecore(&["sidecar", "select", &side, "--where", w]);
+        assert_eq!(out.status.code(), Some(3), "{w}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(says), "{w}: {err}");
+    }
     for (p, says) in [
         ("hr=x", "not a valid INT"),
         ("nope=1", "not a partition key"),

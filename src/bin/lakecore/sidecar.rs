@@ -6,7 +6,7 @@ use crate::util::{
     hex, parse_range, read, refuse_output_over_input, split_list, write_atomic, CliResult, Failure,
 };
 use lakecore::paimon::manifest::build_from_manifest;
-use lakecore::paimon::{parse_conditions, ScanError, Table, TableSchema};
+use lakecore::paimon::{parse_conditions, Filter, PartitionPredicate, Table, TableSchema};
 use lakecore::sidecar::{
     BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
     SidecarOptions,
@@ -61,8 +61,13 @@ enum SidecarCommand {
         /// comma-separated (any may match).
         #[arg(long)]
         partition: Option<String>,
-        /// The table whose schema types `--partition key=value` (default: the table the
-        /// sidecar lies in, `TABLE/manifest/…`).
+        /// A filter on partition keys in `scan --where`'s grammar (`=`, `!=`, `<`, `<=`, `>`,
+        /// `>=`, `IN (..)`, `IS [NOT] NULL`, `AND`, `OR`, parentheses; needs the table's
+        /// schema). It must hold together with `--partition`.
+        #[arg(long = "where", value_name = "FILTER")]
+        filter: Option<String>,
+        /// The table whose schema types `--partition key=value` and `--where` (default: the
+        /// table the sidecar lies in, `TABLE/manifest/…`).
         #[arg(long, value_name = "DIR")]
         table: Option<PathBuf>,
         /// Print JSON.
@@ -124,14 +129,19 @@ pub fn run(args: &Args) -> CliResult {
             rows,
             bucket,
             partition,
+            filter,
             table,
             json,
         } => {
             let (sidecar, facts) = locate(sidecar, *manifest_size, *entries)?;
-            let partition = partition
-                .as_deref()
-                .map(|p| partition_filter(p, table.as_deref(), &sidecar))
-                .transpose()?;
+            let mut filters = Vec::new();
+            if let Some(p) = partition.as_deref() {
+                filters.push(partition_filter(p, table.as_deref(), &sidecar)?);
+            }
+            if let Some(text) = filter.as_deref() {
+                filters.push(where_filter(text, table.as_deref(), &sidecar)?);
+            }
+            let partition = (!filters.is_empty()).then_some(PartitionFilter::All(filters));
             select(
                 &sidecar,
                 facts,
@@ -216,12 +226,26 @@ enum PartitionFilter {
         schema: Box<TableSchema>,
         conditions: Vec<(String, String)>,
     },
+    Where(PartitionPredicate),
+    /// Every one must hold.
+    All(Vec<PartitionFilter>),
 }
 
 impl PartitionFilter {
     fn matches(&self, tuple: &[u8]) -> Result<bool, Failure> {
         match self {
             PartitionFilter::Hex(wanted) => Ok(wanted.iter().any(|w| w == tuple)),
+            PartitionFilter::Where(p) => p
+                .passes(tuple)
+                .map_err(|e| Failure::invalid("a partition tuple of the sidecar", e)),
+            PartitionFilter::All(all) => {
+                for f in all {
+                    if !f.matches(tuple)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
             PartitionFilter::Values { schema, conditions } => schema
                 .partition_matches(conditions, tuple)
                 .map_err(|e| Failure::Usage(format!("--partition: {e}"))),
@@ -240,31 +264,47 @@ fn partition_filter(
     }
     let conditions = parse_conditions(text)
         .map_err(|e| Failure::Usage(format!("bad --partition {text:?}: {e}")))?;
+    let schema = table_schema(table, sidecar, "--partition key=value")?;
+    Ok(PartitionFilter::Values {
+        schema: Box::new(schema),
+        conditions,
+    })
+}
+
+/// `--where FILTER`: typed through the table's schema; partition keys only.
+fn where_filter(
+    text: &str,
+    table: Option<&Path>,
+    sidecar: &Path,
+) -> Result<PartitionFilter, Failure> {
+    let filter =
+        Filter::parse(text).map_err(|e| Failure::Usage(format!("bad --where {text:?}: {e}")))?;
+    let schema = table_schema(table, sidecar, "--where")?;
+    let predicate = PartitionPredicate::new(&schema, &filter)
+        .map_err(|e| Failure::Usage(format!("bad --where {text:?}: {e}")))?;
+    Ok(PartitionFilter::Where(predicate))
+}
+
+/// The schema of `table`, or of the table the sidecar lies in (`TABLE/manifest/…`), at its
+/// latest snapshot; `what` names the option that needs it.
+fn table_schema(table: Option<&Path>, sidecar: &Path, what: &str) -> Result<TableSchema, Failure> {
     // The sidecar's own table: TABLE/manifest/M.avro.sidecar.
     let beside = sidecar
         .parent()
         .filter(|d| d.file_name().is_some_and(|n| n == "manifest"))
         .and_then(Path::parent);
     let Some(dir) = table.or(beside) else {
-        return Err(Failure::Usage(
-            "--partition key=value needs the table's schema: give --table DIR".into(),
-        ));
+        return Err(Failure::Usage(format!(
+            "{what} needs the table's schema: give --table DIR"
+        )));
     };
-    let fail = |e: ScanError| match e {
-        ScanError::Io { path, error } => Failure::io(path.display(), error),
-        ScanError::Invalid { path, error } => Failure::invalid(path.display(), error),
-        other => Failure::Usage(other.to_string()),
-    };
+    let fail = crate::scan::failure;
     let t = Table::open(dir).map_err(fail)?;
     let schema_id = match t.latest_snapshot_id().map_err(fail)? {
         Some(id) => t.snapshot(id).map_err(fail)?.schema_id,
         None => 0,
     };
-    let schema = t.schema(schema_id).map_err(fail)?;
-    Ok(PartitionFilter::Values {
-        schema: Box::new(schema),
-        conditions,
-    })
+    t.schema(schema_id).map_err(fail)
 }
 
 fn open<'a>(
