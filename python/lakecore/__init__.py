@@ -51,12 +51,23 @@ _TYPES: dict[str, pa.DataType] = {
 }
 
 
+def _buffer(lent: tuple | None) -> pa.Buffer | None:
+    """A buffer the extension lends as ``(owner, address, length)``: a pyarrow buffer over
+    those bytes in place, keeping ``owner`` (which holds them) alive."""
+    if lent is None:
+        return None
+    owner, address, length = lent
+    if length == 0:
+        return pa.py_buffer(b"")
+    return pa.foreign_buffer(address, length, base=owner)
+
+
 def _array(spec: tuple) -> pa.Array:
     """A pyarrow array over the buffers of one extension column (no copy)."""
     _name, tag, length, nulls, validity, bufs, children = spec
-    vbuf = None if validity is None else pa.py_buffer(validity)
+    vbuf = _buffer(validity)
     kids = [_array(c) for c in children]
-    buffers = [vbuf, *(pa.py_buffer(b) for b in bufs)]
+    buffers = [vbuf, *(_buffer(b) for b in bufs)]
     if tag == "struct":
         ty = pa.struct([pa.field(c[0], k.type) for c, k in zip(children, kids)])
         return pa.Array.from_buffers(ty, length, [vbuf], null_count=nulls, children=kids)
@@ -287,14 +298,14 @@ class Table:
         values = pa.Array.from_buffers(
             pa.binary_view(),
             n,
-            [None if validity is None else pa.py_buffer(validity), pa.py_buffer(views), *data],
+            [_buffer(validity), _buffer(views), *data],
         )
         metadata = {"snapshot": "" if snapshot_id is None else str(snapshot_id)}
         return pa.Table.from_arrays(
             [
-                pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(row_ids)]),
+                pa.Array.from_buffers(pa.int64(), n, [None, _buffer(row_ids)]),
                 values,
-                pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(seqs)]),
+                pa.Array.from_buffers(pa.int64(), n, [None, _buffer(seqs)]),
             ],
             names=["_ROW_ID", name, "_SEQUENCE_NUMBER"],
             metadata=metadata,

@@ -152,6 +152,8 @@ struct Col {
     len: usize,
     nulls: usize,
     valid: Vec<bool>,
+    /// The validity bitmap, made by `finish` when there are nulls.
+    bitmap: Option<Vec<u8>>,
     bufs: Vec<Vec<u8>>,
     children: Vec<(String, Col)>,
 }
@@ -163,6 +165,7 @@ impl Col {
             len: 0,
             nulls: 0,
             valid: Vec::new(),
+            bitmap: None,
             bufs: vec![Vec::new()],
             children: Vec::new(),
         }
@@ -173,6 +176,17 @@ impl Col {
         let mut c = Col::new(ty);
         c.bufs = vec![0i64.to_le_bytes().to_vec(), Vec::new()];
         c
+    }
+
+    /// Room for `n` values of `width` bytes (offsets for variable-length columns) and
+    /// `data` bytes of variable-length data, so the buffers grow without copying.
+    fn reserve(mut self, n: usize, width: usize, data: usize) -> Col {
+        self.valid.reserve(n);
+        self.bufs[0].reserve(n * width);
+        if let Some(b) = self.bufs.get_mut(1) {
+            b.reserve(data);
+        }
+        self
     }
 
     fn mark(&mut self, valid: bool) {
@@ -211,6 +225,15 @@ impl Col {
         self.bufs[0].extend_from_slice(&end.to_le_bytes());
     }
 
+    /// A value that is the concatenation of `a` and `b` (never null).
+    fn bytes2(&mut self, a: &[u8], b: &[u8]) {
+        self.mark(true);
+        self.bufs[1].extend_from_slice(a);
+        self.bufs[1].extend_from_slice(b);
+        let end = self.bufs[1].len() as i64;
+        self.bufs[0].extend_from_slice(&end.to_le_bytes());
+    }
+
     fn str_list(&mut self, v: Option<&[String]>) {
         if self.children.is_empty() {
             self.children.push(("item".into(), Col::var("string")));
@@ -226,7 +249,15 @@ impl Col {
 
     /// 64-bit offsets narrowed to Arrow's 32-bit kinds when they fit (`string` rather than
     /// `large_string`), so the tables look like every other reader's.
-    fn narrow(&mut self) {
+    fn finish(&mut self) {
+        if self.nulls > 0 {
+            let mut bits = vec![0u8; self.len.div_ceil(8)];
+            for (i, _) in self.valid.iter().enumerate().filter(|(_, v)| **v) {
+                bits[i / 8] |= 1 << (i % 8);
+            }
+            self.bitmap = Some(bits);
+        }
+        self.valid = Vec::new();
         let var = matches!(self.ty.as_str(), "string" | "binary" | "list");
         if var {
             let offsets: Vec<i64> = self.bufs[0]
@@ -243,30 +274,51 @@ impl Col {
             }
         }
         for (_, c) in &mut self.children {
-            c.narrow();
+            c.finish();
         }
     }
 
-    fn to_py<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyTuple>> {
-        let validity = (self.nulls > 0).then(|| {
-            let mut bits = vec![0u8; self.len.div_ceil(8)];
-            for (i, _) in self.valid.iter().enumerate().filter(|(_, v)| **v) {
-                bits[i / 8] |= 1 << (i % 8);
-            }
-            PyBytes::new(py, &bits)
-        });
+    /// Hands the column to Python without copying a buffer: each becomes
+    /// `(owner, address, length)`, the bytes staying in an [`Owned`] the pyarrow buffer
+    /// (`pa.foreign_buffer(address, length, base=owner)`) keeps alive.
+    fn into_py<'py>(self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyTuple>> {
+        let validity = self.bitmap.map(|b| Owned::wrap(py, b)).transpose()?;
         let bufs = PyList::empty(py);
-        for b in &self.bufs {
-            bufs.append(PyBytes::new(py, b))?;
+        for b in self.bufs {
+            bufs.append(Owned::wrap(py, b)?)?;
         }
         let children = PyList::empty(py);
-        for (n, c) in &self.children {
-            children.append(c.to_py(py, n)?)?;
+        for (n, c) in self.children {
+            children.append(c.into_py(py, &n)?)?;
         }
         (
-            name, &self.ty, self.len, self.nulls, validity, bufs, children,
+            name, self.ty, self.len, self.nulls, validity, bufs, children,
         )
             .into_pyobject(py)
+    }
+}
+
+/// Bytes built without the GIL and lent to pyarrow in place: Python gets the buffer's
+/// address and length and keeps this object as the pyarrow buffer's `base`. The vector is
+/// never touched again, so the address stays valid while the object lives.
+#[pyclass(frozen, module = "lakecore._lakecore")]
+struct Owned {
+    data: Vec<u8>,
+}
+
+impl Owned {
+    fn wrap(py: Python<'_>, data: Vec<u8>) -> PyResult<Bound<'_, PyTuple>> {
+        let address = data.as_ptr() as usize;
+        let len = data.len();
+        let owner = Bound::new(py, Owned { data })?;
+        (owner, address, len).into_pyobject(py)
+    }
+}
+
+#[pymethods]
+impl Owned {
+    fn __len__(&self) -> usize {
+        self.data.len()
     }
 }
 
@@ -442,37 +494,54 @@ fn plan_columns(
     plan: &ScanPlan,
 ) -> Result<Vec<(&'static str, Col)>, Fail> {
     let files = &plan.files;
-    let mut file_name = Col::var("string");
-    let mut path = Col::var("string");
-    let mut bucket = Col::new("int32");
-    let mut total_buckets = Col::new("int32");
-    let mut row_count = Col::new("int64");
-    let mut file_size = Col::new("int64");
-    let mut first_row_id = Col::new("int64");
-    let mut min_seq = Col::new("int64");
-    let mut max_seq = Col::new("int64");
-    let mut schema_id = Col::new("int64");
-    let mut level = Col::new("int32");
-    let mut creation_time = Col::new("timestamp_ms");
-    let mut delete_row_count = Col::new("int64");
-    let mut file_source = Col::new("int32");
-    let mut external_path = Col::var("string");
-    let mut write_cols = Col::var("list");
-    let mut extra_files = Col::var("list");
+    let n = files.len();
+    let names: usize = files.iter().map(|f| f.file_name.len()).sum();
+    let dir = table.dir().display().to_string().len() + 32;
+    let int = |ty: &str, width: usize| Col::new(ty).reserve(n, width, 0);
+    let mut file_name = Col::var("string").reserve(n, 8, names);
+    let mut path = Col::var("string").reserve(n, 8, names + n * dir);
+    let mut bucket = int("int32", 4);
+    let mut total_buckets = int("int32", 4);
+    let mut row_count = int("int64", 8);
+    let mut file_size = int("int64", 8);
+    let mut first_row_id = int("int64", 8);
+    let mut min_seq = int("int64", 8);
+    let mut max_seq = int("int64", 8);
+    let mut schema_id = int("int64", 8);
+    let mut level = int("int32", 4);
+    let mut creation_time = int("timestamp_ms", 8);
+    let mut delete_row_count = int("int64", 8);
+    let mut file_source = int("int32", 4);
+    let mut external_path = Col::var("string").reserve(n, 8, 0);
+    let mut write_cols = Col::var("list").reserve(n, 8, 0);
+    let mut extra_files = Col::var("list").reserve(n, 8, 0);
+    let mut dir_of: Option<(&[u8], i32, String)> = None;
     for f in files {
         file_name.bytes(Some(f.file_name.as_bytes()));
-        match schema {
-            Some(s) => {
-                let p = table.data_file_path(s, f).map_err(|e| {
-                    Fail::invalid(
-                        Some(f.file_name.clone()),
-                        &format!("the partition of data file {}", f.file_name),
-                        e,
-                    )
-                })?;
-                path.bytes(Some(p.as_bytes()));
+        match (schema, &f.external_path) {
+            (Some(_), Some(external)) => path.bytes(Some(external.as_bytes())),
+            (Some(s), None) => {
+                // `<table>/<partition path>bucket-<n>/` once per run of files that share
+                // partition and bucket (plans are sorted that way), then the file name:
+                // `Table::data_file_path`'s result without decoding the partition per file.
+                let same = dir_of
+                    .as_ref()
+                    .is_some_and(|(p, b, _)| *p == f.partition.as_slice() && *b == f.bucket);
+                if !same {
+                    let part = s.partition_path(&f.partition).map_err(|e| {
+                        Fail::invalid(
+                            Some(f.file_name.clone()),
+                            &format!("the partition of data file {}", f.file_name),
+                            e,
+                        )
+                    })?;
+                    let prefix = format!("{}/{part}bucket-{}/", table.dir().display(), f.bucket);
+                    dir_of = Some((f.partition.as_slice(), f.bucket, prefix));
+                }
+                let prefix = dir_of.as_ref().map_or("", |(_, _, p)| p.as_str());
+                path.bytes2(prefix.as_bytes(), f.file_name.as_bytes());
             }
-            None => path.bytes(None),
+            (None, _) => path.bytes(None),
         }
         bucket.i32(Some(f.bucket));
         total_buckets.i32(Some(f.total_buckets));
@@ -517,7 +586,7 @@ fn plan_columns(
         ("extra_files", extra_files),
     ];
     for (_, c) in &mut cols {
-        c.narrow();
+        c.finish();
     }
     Ok(cols)
 }
@@ -694,10 +763,42 @@ impl RawTable {
             stats.set_item(k, v)?;
         }
         let list = PyList::empty(py);
-        for (name, c) in &cols {
-            list.append(c.to_py(py, name)?)?;
+        for (name, c) in cols {
+            list.append(c.into_py(py, name)?)?;
         }
         (snapshot, stats, list).into_pyobject(py)
+    }
+
+    /// The Rust call alone, for `benches/python_plan.py`: plans exactly as [`plan`](Self::plan)
+    /// (same query, options and parallel run) but builds no columns and returns only
+    /// `(snapshot, number of files)`, so the difference is the binding's own cost.
+    #[pyo3(signature = (filter=None, partitions=Vec::new(), buckets=None, rows=None))]
+    fn _plan_count(
+        &self,
+        py: Python<'_>,
+        filter: Option<String>,
+        partitions: Pairs,
+        buckets: Option<Vec<(i32, Option<i32>)>>,
+        rows: Option<Vec<(u64, u64)>>,
+    ) -> PyResult<(Option<u64>, usize)> {
+        let request = Request {
+            filter,
+            partitions,
+            buckets,
+            rows,
+            ..Request::default()
+        };
+        let table = &self.table;
+        py.detach(|| -> Result<_, Fail> {
+            let prepared = table.prepare_snapshot(
+                &request.spec(),
+                &request.query()?,
+                ScanOptions::default(),
+            )?;
+            let plan = prepared.run(|_, _| {})?;
+            Ok((plan.snapshot, plan.files.len()))
+        })
+        .map_err(|e| raise(py, e))
     }
 
     /// Reads a BLOB column: `(snapshot, column, n, row_ids, sequence_numbers, validity,
@@ -733,15 +834,19 @@ impl RawTable {
         let out = py
             .detach(|| read_blob_views(table, &request, column.as_deref(), strict))
             .map_err(|e| raise(py, e))?;
-        let validity = (out.nulls > 0).then(|| PyBytes::new(py, &out.validity));
+        let validity = if out.nulls > 0 {
+            Some(Owned::wrap(py, out.validity)?)
+        } else {
+            None
+        };
         (
             out.snapshot,
             out.column,
             out.n,
-            PyBytes::new(py, &out.row_ids),
-            PyBytes::new(py, &out.seqs),
+            Owned::wrap(py, out.row_ids)?,
+            Owned::wrap(py, out.seqs)?,
             validity,
-            PyBytes::new(py, &out.views),
+            Owned::wrap(py, out.views)?,
             out.buffers,
         )
             .into_pyobject(py)
