@@ -127,6 +127,8 @@ def main():
     ap.add_argument("--tables", default="pb_100k,de_100k")
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--pypaimon-runs", type=int, default=3)
+    ap.add_argument("--no-peers", action="store_true",
+                    help="time A and B only (the binding's overhead), skip paimon-rust and pypaimon")
     ap.add_argument("--json", help="write every raw time here")
     a = ap.parse_args()
     warehouse = os.path.join(a.work, "warehouse")
@@ -139,8 +141,12 @@ def main():
             _, plan = es["A lakecore Python"]()
             want = sorted(plan.column("file_name").to_pylist())
             _, (_, n) = es["B lakecore Rust call"]()
-            c_names = paimon_rust_names(warehouse, name, es["C paimon-rust"]()[1])
-            d_names = sorted(f.file_name for s in es["D pypaimon"]()[1] for f in s.files)
+            if a.no_peers:
+                del es["C paimon-rust"], es["D pypaimon"]
+                c_names = d_names = want
+            else:
+                c_names = paimon_rust_names(warehouse, name, es["C paimon-rust"]()[1])
+                d_names = sorted(f.file_name for s in es["D pypaimon"]()[1] for f in s.files)
             if n != len(want) or c_names != want or d_names != want:
                 sys.exit(f"{name} {label}: file sets differ: lakecore {len(want)}, rust call {n}, "
                          f"paimon-rust {len(c_names)}, pypaimon {len(d_names)}")
@@ -153,11 +159,11 @@ def main():
             A, B = times["A lakecore Python"], times["B lakecore Rust call"]
             overhead = statistics.median(A) / statistics.median(B) - 1
             paired = statistics.median(x / y for x, y in zip(A, B)) - 1
+            C, D = times.get("C paimon-rust"), times.get("D pypaimon")
             rows.append((name, label, len(want), fmt(A), fmt(B), f"{overhead * 100:+.1f}%",
-                         f"{paired * 100:+.1f}%", fmt(times["C paimon-rust"]),
-                         fmt(times["D pypaimon"]),
-                         f"{statistics.median(times['C paimon-rust']) / statistics.median(A):.1f}x",
-                         f"{statistics.median(times['D pypaimon']) / statistics.median(A):.0f}x"))
+                         f"{paired * 100:+.1f}%", fmt(C) if C else "-", fmt(D) if D else "-",
+                         f"{statistics.median(C) / statistics.median(A):.1f}x" if C else "-",
+                         f"{statistics.median(D) / statistics.median(A):.0f}x" if D else "-"))
             raw[f"{name} {label}"] = times
             print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
     print("| table | filter | files | A lakecore `Table.plan()` | B Rust call alone | A/B - 1 "

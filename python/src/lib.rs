@@ -1007,21 +1007,31 @@ impl RawSidecar {
 
     /// `(layout, manifest_length, entry_count, block_count, partition_count)`.
     fn info(&self, py: Python<'_>) -> PyResult<(String, u64, u64, u32, u32)> {
-        let s = Sidecar::parse(&self.bytes).map_err(|e| raise(py, sidecar_fail(e)))?;
-        Ok((
-            s.layout().name().to_string(),
-            s.manifest_length(),
-            s.entry_count(),
-            s.block_count(),
-            s.partition_count(),
-        ))
+        let bytes = &self.bytes;
+        py.detach(|| {
+            let s = Sidecar::parse(bytes).map_err(sidecar_fail)?;
+            Ok((
+                s.layout().name().to_string(),
+                s.manifest_length(),
+                s.entry_count(),
+                s.block_count(),
+                s.partition_count(),
+            ))
+        })
+        .map_err(|e| raise(py, e))
     }
 
     /// The partition dictionary's tuples (`_PARTITION` bytes), by dictionary ID.
     fn partitions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let s = Sidecar::parse(&self.bytes).map_err(|e| raise(py, sidecar_fail(e)))?;
+        let bytes = &self.bytes;
+        let tuples = py
+            .detach(|| -> Result<Vec<Vec<u8>>, Fail> {
+                let s = Sidecar::parse(bytes).map_err(sidecar_fail)?;
+                Ok(s.partitions().map(<[u8]>::to_vec).collect())
+            })
+            .map_err(|e| raise(py, e))?;
         let list = PyList::empty(py);
-        for t in s.partitions() {
+        for t in &tuples {
             list.append(PyBytes::new(py, t))?;
         }
         Ok(list)
