@@ -488,33 +488,48 @@ fn partition_struct(schema: Option<&TableSchema>, files: &[DataFile]) -> Result<
 }
 
 /// The plan's columns, in the order of `lakecore.Table.plan`'s documentation.
+/// Plans with at least this many files build their columns in two parallel halves.
+const PARALLEL_COLUMNS: usize = 16_384;
+
 fn plan_columns(
     table: &Table,
     schema: Option<&TableSchema>,
     plan: &ScanPlan,
 ) -> Result<Vec<(&'static str, Col)>, Fail> {
+    // Large plans: two halves on the planner's rayon pool (names, paths and partitions;
+    // the numbers). Small ones in this thread: waking a pool thread costs more than they do.
     let files = &plan.files;
+    let named = || -> Result<_, Fail> {
+        let (file_name, path) = name_columns(table, schema, files)?;
+        let mut partition = partition_struct(schema, files)?;
+        partition.finish();
+        Ok(vec![
+            ("file_name", file_name),
+            ("path", path),
+            ("partition", partition),
+        ])
+    };
+    let (named, mut numbers) = if files.len() >= PARALLEL_COLUMNS {
+        rayon::join(named, || value_columns(files))
+    } else {
+        (named(), value_columns(files))
+    };
+    let mut cols = named?;
+    cols.append(&mut numbers);
+    Ok(cols)
+}
+
+/// The `file_name` and `path` columns.
+fn name_columns(
+    table: &Table,
+    schema: Option<&TableSchema>,
+    files: &[DataFile],
+) -> Result<(Col, Col), Fail> {
     let n = files.len();
     let names: usize = files.iter().map(|f| f.file_name.len()).sum();
     let dir = table.dir().display().to_string().len() + 32;
-    let int = |ty: &str, width: usize| Col::new(ty).reserve(n, width, 0);
     let mut file_name = Col::var("string").reserve(n, 8, names);
     let mut path = Col::var("string").reserve(n, 8, names + n * dir);
-    let mut bucket = int("int32", 4);
-    let mut total_buckets = int("int32", 4);
-    let mut row_count = int("int64", 8);
-    let mut file_size = int("int64", 8);
-    let mut first_row_id = int("int64", 8);
-    let mut min_seq = int("int64", 8);
-    let mut max_seq = int("int64", 8);
-    let mut schema_id = int("int64", 8);
-    let mut level = int("int32", 4);
-    let mut creation_time = int("timestamp_ms", 8);
-    let mut delete_row_count = int("int64", 8);
-    let mut file_source = int("int32", 4);
-    let mut external_path = Col::var("string").reserve(n, 8, 0);
-    let mut write_cols = Col::var("list").reserve(n, 8, 0);
-    let mut extra_files = Col::var("list").reserve(n, 8, 0);
     let mut dir_of: Option<(&[u8], i32, String)> = None;
     for f in files {
         file_name.bytes(Some(f.file_name.as_bytes()));
@@ -543,6 +558,32 @@ fn plan_columns(
             }
             (None, _) => path.bytes(None),
         }
+    }
+    file_name.finish();
+    path.finish();
+    Ok((file_name, path))
+}
+
+/// The plan's other columns (all but names, paths and partitions).
+fn value_columns(files: &[DataFile]) -> Vec<(&'static str, Col)> {
+    let n = files.len();
+    let int = |ty: &str, width: usize| Col::new(ty).reserve(n, width, 0);
+    let mut bucket = int("int32", 4);
+    let mut total_buckets = int("int32", 4);
+    let mut row_count = int("int64", 8);
+    let mut file_size = int("int64", 8);
+    let mut first_row_id = int("int64", 8);
+    let mut min_seq = int("int64", 8);
+    let mut max_seq = int("int64", 8);
+    let mut schema_id = int("int64", 8);
+    let mut level = int("int32", 4);
+    let mut creation_time = int("timestamp_ms", 8);
+    let mut delete_row_count = int("int64", 8);
+    let mut file_source = int("int32", 4);
+    let mut external_path = Col::var("string").reserve(n, 8, 0);
+    let mut write_cols = Col::var("list").reserve(n, 8, 0);
+    let mut extra_files = Col::var("list").reserve(n, 8, 0);
+    for f in files {
         bucket.i32(Some(f.bucket));
         total_buckets.i32(Some(f.total_buckets));
         row_count.i64(Some(f.row_count));
@@ -564,11 +605,7 @@ fn plan_columns(
             list.children.push(("item".into(), Col::var("string")));
         }
     }
-    let partition = partition_struct(schema, files)?;
     let mut cols = vec![
-        ("file_name", file_name),
-        ("path", path),
-        ("partition", partition),
         ("bucket", bucket),
         ("total_buckets", total_buckets),
         ("row_count", row_count),
@@ -588,7 +625,7 @@ fn plan_columns(
     for (_, c) in &mut cols {
         c.finish();
     }
-    Ok(cols)
+    cols
 }
 
 // ---------------------------------------------------------------------------------------
