@@ -82,16 +82,20 @@ def _array(spec: tuple) -> pa.Array:
     return pa.Array.from_buffers(ty, length, buffers, null_count=nulls)
 
 
-def _pairs(conditions: Mapping[str, Any] | Iterable[tuple[str, Any]] | None) -> list[tuple[str, str]]:
-    """``{key: value}`` or ``[(key, value)]`` -> text pairs; ``None`` values are the null
-    partition (the table's default partition name)."""
+def _pairs(conditions: Mapping[str, Any] | Iterable[tuple[str, Any]] | None,
+           what: str = "partitions") -> list[tuple[str, str | None]]:
+    """``{key: value}`` or ``[(key, value)]`` -> text pairs as the planner types them;
+    ``None`` is the null partition value (the table's ``partition.default-name``)."""
     if conditions is None:
         return []
     items = conditions.items() if isinstance(conditions, Mapping) else conditions
-    out = []
+    out: list[tuple[str, str | None]] = []
     for k, v in items:
         if v is None:
-            out.append((str(k), _NULL))
+            if what != "partitions":
+                raise ValueError(f"{what}: {k!r} = None: only partition keys take a null value "
+                                 "(use filter=\"... IS NULL\")")
+            out.append((str(k), None))
         elif isinstance(v, bool):
             out.append((str(k), "true" if v else "false"))
         elif isinstance(v, (bytes, bytearray)):
@@ -99,11 +103,6 @@ def _pairs(conditions: Mapping[str, Any] | Iterable[tuple[str, Any]] | None) -> 
         else:
             out.append((str(k), str(v)))
     return out
-
-
-# The planner reads a condition value equal to the table's `partition.default-name` as null;
-# the Python layer spells null as None and maps it here (Paimon's default name).
-_NULL = "__DEFAULT_PARTITION__"
 
 
 def _rows(rows: Iterable[tuple[int, int]] | Iterable[int] | None) -> list[tuple[int, int]] | None:
@@ -223,7 +222,7 @@ class Table:
             as_of=as_of,
             filter=filter,
             partitions=_pairs(partitions),
-            columns=_pairs(columns),
+            columns=_pairs(columns, "columns"),
             buckets=_buckets(buckets),
             rows=_rows(rows),
             sidecars=sidecars,

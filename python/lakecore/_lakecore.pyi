@@ -18,7 +18,7 @@ class RawTable:
         tag: str | None = ...,
         as_of: int | None = ...,
         filter: str | None = ...,
-        partitions: list[tuple[str, str]] = ...,
+        partitions: list[tuple[str, str | None]] = ...,
         columns: list[tuple[str, str]] = ...,
         buckets: list[tuple[int, int | None]] | None = ...,
         rows: list[tuple[int, int]] | None = ...,
@@ -27,7 +27,7 @@ class RawTable:
     def _plan_count(
         self,
         filter: str | None = ...,
-        partitions: list[tuple[str, str]] = ...,
+        partitions: list[tuple[str, str | None]] = ...,
         buckets: list[tuple[int, int | None]] | None = ...,
         rows: list[tuple[int, int]] | None = ...,
     ) -> tuple[int | None, int]: ...
@@ -38,7 +38,7 @@ class RawTable:
         tag: str | None = ...,
         as_of: int | None = ...,
         filter: str | None = ...,
-        partitions: list[tuple[str, str]] = ...,
+        partitions: list[tuple[str, str | None]] = ...,
         columns: list[tuple[str, str]] = ...,
         buckets: list[tuple[int, int | None]] | None = ...,
         rows: list[tuple[int, int]] | None = ...,

@@ -9,7 +9,7 @@
 use lakecore::paimon::blob::{BlobColumnRead, BlobReadError, ReadOptions};
 use lakecore::paimon::{
     DataFile, Filter, PartitionType, PartitionValue, ScanError, ScanOptions, ScanPlan, ScanQuery,
-    SnapshotSpec, Table, TableSchema,
+    SnapshotSpec, Table, TableSchema, DEFAULT_PARTITION_NAME,
 };
 use lakecore::select::{RowRange, RowRanges};
 use lakecore::sidecar::{PartitionMask, Query, Sidecar};
@@ -681,7 +681,8 @@ struct Request {
     tag: Option<String>,
     as_of: Option<i64>,
     filter: Option<String>,
-    partitions: Vec<(String, String)>,
+    /// `None`: the null partition value.
+    partitions: Vec<(String, Option<String>)>,
     columns: Vec<(String, String)>,
     buckets: Option<Vec<(i32, Option<i32>)>>,
     rows: Option<Vec<(u64, u64)>>,
@@ -700,7 +701,22 @@ impl Request {
         }
     }
 
-    fn query(&self) -> Result<ScanQuery, Fail> {
+    /// The planner's query; a null partition value becomes the table's
+    /// `partition.default-name` (read from the schema of the snapshot planned).
+    fn query(&self, table: &Table) -> Result<ScanQuery, Fail> {
+        let default = if self.partitions.iter().any(|(_, v)| v.is_none()) {
+            match table.resolve(&self.spec())? {
+                Some(snap) => table.schema(snap.schema_id)?.default_partition_name,
+                None => DEFAULT_PARTITION_NAME.to_string(),
+            }
+        } else {
+            String::new()
+        };
+        let partition = self
+            .partitions
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().unwrap_or_else(|| default.clone())))
+            .collect();
         let filter = match &self.filter {
             Some(text) => Some(
                 Filter::parse(text)
@@ -711,7 +727,7 @@ impl Request {
         Ok(ScanQuery {
             rows: self.rows.clone(),
             buckets: self.buckets.clone(),
-            partition: self.partitions.clone(),
+            partition,
             columns: self.columns.clone(),
             filter,
         })
@@ -725,6 +741,8 @@ struct RawTable {
 }
 
 type Pairs = Vec<(String, String)>;
+/// Partition conditions: `None` is the null value.
+type PartitionPairs = Vec<(String, Option<String>)>;
 
 #[pymethods]
 impl RawTable {
@@ -752,7 +770,7 @@ impl RawTable {
         tag: Option<String>,
         as_of: Option<i64>,
         filter: Option<String>,
-        partitions: Pairs,
+        partitions: PartitionPairs,
         columns: Pairs,
         buckets: Option<Vec<(i32, Option<i32>)>>,
         rows: Option<Vec<(u64, u64)>>,
@@ -774,7 +792,8 @@ impl RawTable {
                 read_sidecars: sidecars,
                 ..ScanOptions::default()
             };
-            let prepared = table.prepare_snapshot(&request.spec(), &request.query()?, options)?;
+            let prepared =
+                table.prepare_snapshot(&request.spec(), &request.query(table)?, options)?;
             let plan = prepared.run(|_, _| {})?;
             let schema = match prepared.snapshot() {
                 Some(s) => Some(table.schema(s.schema_id)?),
@@ -814,7 +833,7 @@ impl RawTable {
         &self,
         py: Python<'_>,
         filter: Option<String>,
-        partitions: Pairs,
+        partitions: PartitionPairs,
         buckets: Option<Vec<(i32, Option<i32>)>>,
         rows: Option<Vec<(u64, u64)>>,
     ) -> PyResult<(Option<u64>, usize)> {
@@ -829,7 +848,7 @@ impl RawTable {
         py.detach(|| -> Result<_, Fail> {
             let prepared = table.prepare_snapshot(
                 &request.spec(),
-                &request.query()?,
+                &request.query(table)?,
                 ScanOptions::default(),
             )?;
             let plan = prepared.run(|_, _| {})?;
@@ -851,7 +870,7 @@ impl RawTable {
         tag: Option<String>,
         as_of: Option<i64>,
         filter: Option<String>,
-        partitions: Pairs,
+        partitions: PartitionPairs,
         columns: Pairs,
         buckets: Option<Vec<(i32, Option<i32>)>>,
         rows: Option<Vec<(u64, u64)>>,
@@ -923,7 +942,7 @@ fn read_blob_views(
                 .id,
         ),
     };
-    let read = BlobColumnRead::plan(table, snapshot, &request.query()?, column)?;
+    let read = BlobColumnRead::plan(table, snapshot, &request.query(table)?, column)?;
     let mut out = BlobViews {
         snapshot: read.snapshot(),
         column: read.column().to_string(),

@@ -289,3 +289,21 @@ def test_missing_blob_file_raises_io_error(tmp_path):
     with pytest.raises(lakecore.IoError) as e:
         lakecore.Table(dst).read_blob()
     assert ".blob" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["sc.part_append_rs", "sc.codec_snappy_rs"])
+def test_null_partition_equals_pypaimon(name):
+    """`None` is the null partition value (the table's partition.default-name)."""
+    oracle = pypaimon_table(WAREHOUSE, name)
+    t = lakecore.Table(table_dir(WAREHOUSE, name))
+    with_null = [p for p in partition_tuples(name) if None in p.values()]
+    assert with_null, "the table has a null partition value"
+    for values in with_null[:3]:
+        pb = oracle.new_read_builder().new_predicate_builder()
+        preds = [pb.is_null(k) if v is None else pb.equal(k, v) for k, v in values.items()]
+        want = pypaimon_files(oracle, pb.and_predicates(preds) if len(preds) > 1 else preds[0])
+        got = t.plan(partitions=values)
+        assert sorted(got.column("file_name").to_pylist()) == sorted(want)
+        assert all(p == values for p in got.column("partition").to_pylist())
+    with pytest.raises(ValueError):
+        t.plan(columns={"x": None})
