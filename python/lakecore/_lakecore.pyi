@@ -1,0 +1,57 @@
+# The extension module (private; use `lakecore`). Columns come back as
+# (name, type tag, length, null count, validity | None, [buffers], [child columns]), each
+# buffer lent as (owner, address, length): bytes the owner holds, for pa.foreign_buffer.
+from typing import Any
+
+class Owned:
+    def __len__(self) -> int: ...
+
+_Lent = tuple[Owned, int, int]
+_Column = tuple[str, str, int, int, _Lent | None, list[_Lent], list[Any]]
+
+class RawTable:
+    def __init__(self, location: str) -> None: ...
+    def dir(self) -> str: ...
+    def plan(
+        self,
+        snapshot: int | None = ...,
+        tag: str | None = ...,
+        as_of: int | None = ...,
+        filter: str | None = ...,
+        partitions: list[tuple[str, str | None]] = ...,
+        columns: list[tuple[str, str]] = ...,
+        buckets: list[tuple[int, int | None]] | None = ...,
+        rows: list[tuple[int, int]] | None = ...,
+        sidecars: bool = ...,
+    ) -> tuple[int | None, dict[str, int], list[_Column]]: ...
+    def _plan_count(
+        self,
+        filter: str | None = ...,
+        partitions: list[tuple[str, str | None]] = ...,
+        buckets: list[tuple[int, int | None]] | None = ...,
+        rows: list[tuple[int, int]] | None = ...,
+    ) -> tuple[int | None, int]: ...
+    def read_blob(
+        self,
+        column: str | None = ...,
+        snapshot: int | None = ...,
+        tag: str | None = ...,
+        as_of: int | None = ...,
+        filter: str | None = ...,
+        partitions: list[tuple[str, str | None]] = ...,
+        columns: list[tuple[str, str]] = ...,
+        buckets: list[tuple[int, int | None]] | None = ...,
+        rows: list[tuple[int, int]] | None = ...,
+        strict: bool = ...,
+    ) -> tuple[int | None, str, int, _Lent, _Lent, _Lent | None, _Lent, list[tuple[str, int]]]: ...
+
+class RawSidecar:
+    def __init__(self, data: bytes) -> None: ...
+    def info(self) -> tuple[str, int, int, int, int]: ...
+    def partitions(self) -> list[bytes]: ...
+    def select(
+        self,
+        rows: list[tuple[int, int]] | None = ...,
+        buckets: list[tuple[int, int | None]] | None = ...,
+        partitions: list[bytes] | None = ...,
+    ) -> list[tuple[int, int, int, int, int]]: ...

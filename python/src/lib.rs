@@ -1,0 +1,1159 @@
+//! `lakecore._lakecore`: the PyO3 extension module behind the Python package `lakecore`.
+//!
+//! The module does the work (planning, sidecar selection, BLOB merges) with the GIL released
+//! and hands Arrow buffers back as `bytes`; the pure-Python layer (`lakecore/__init__.py`)
+//! wraps them in `pyarrow` arrays with `Array.from_buffers` (no per-row Python objects), maps
+//! the `.blob` files itself for the zero-copy BLOB column, and raises the typed exceptions.
+//! Users call the Python layer, not this module.
+
+use lakecore::paimon::blob::{BlobColumnRead, BlobReadError, ReadOptions};
+use lakecore::paimon::{
+    DataFile, Filter, PartitionType, PartitionValue, ScanError, ScanOptions, ScanPlan, ScanQuery,
+    SnapshotSpec, Table, TableSchema, DEFAULT_PARTITION_NAME,
+};
+use lakecore::select::{RowRange, RowRanges};
+use lakecore::sidecar::{PartitionMask, Query, Sidecar};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+// ---------------------------------------------------------------------------------------
+// Errors: built without the GIL, raised as `lakecore.InvalidData` / `lakecore.IoError` /
+// `ValueError` by `raise`.
+
+/// An error of a call, before it becomes a Python exception.
+#[derive(Debug)]
+enum Fail {
+    /// Bytes or metadata that are not what the format says: `lakecore.InvalidData`.
+    Invalid {
+        message: String,
+        kind: String,
+        offset: Option<u64>,
+        path: Option<String>,
+    },
+    /// A file that could not be read: `lakecore.IoError`.
+    Io {
+        message: String,
+        kind: String,
+        path: Option<String>,
+    },
+    /// A query or argument the table does not accept: `ValueError`.
+    Value(String),
+}
+
+impl Fail {
+    fn invalid(path: Option<String>, context: &str, e: lakecore::Error) -> Fail {
+        Fail::Invalid {
+            message: format!("{context}: invalid input: {e}"),
+            kind: e.kind.name().to_string(),
+            offset: Some(e.offset),
+            path,
+        }
+    }
+}
+
+impl From<ScanError> for Fail {
+    fn from(e: ScanError) -> Fail {
+        let message = e.to_string();
+        match e {
+            ScanError::Io { path, error } => Fail::Io {
+                message,
+                kind: error.kind().to_string(),
+                path: Some(path.display().to_string()),
+            },
+            ScanError::Invalid { path, error } => Fail::Invalid {
+                message,
+                kind: error.kind.name().to_string(),
+                offset: Some(error.offset),
+                path: Some(path.display().to_string()),
+            },
+            ScanError::Metadata { path, .. } => Fail::Invalid {
+                message,
+                kind: "metadata".into(),
+                offset: None,
+                path: Some(path.display().to_string()),
+            },
+            ScanError::Query(m) => Fail::Value(m),
+        }
+    }
+}
+
+impl From<BlobReadError> for Fail {
+    fn from(e: BlobReadError) -> Fail {
+        let message = e.to_string();
+        match e {
+            BlobReadError::Scan(e) => e.into(),
+            BlobReadError::Io { path, error } => Fail::Io {
+                message,
+                kind: error.kind().to_string(),
+                path: Some(path.display().to_string()),
+            },
+            BlobReadError::Invalid { context, error } => Fail::Invalid {
+                message,
+                kind: error.kind.name().to_string(),
+                offset: Some(error.offset),
+                path: Some(context),
+            },
+            BlobReadError::Grouping { files, .. } => Fail::Invalid {
+                message,
+                kind: "grouping".into(),
+                offset: None,
+                path: Some(files),
+            },
+            BlobReadError::Query(_) | BlobReadError::Unsupported(_) => Fail::Value(message),
+        }
+    }
+}
+
+/// The Python exception of `fail`: `lakecore._errors.InvalidData` / `IoError` with `kind`,
+/// `offset` and `path` attributes, or `ValueError`.
+fn raise(py: Python<'_>, fail: Fail) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let errors = py.import("lakecore._errors")?;
+        let kwargs = PyDict::new(py);
+        let (class, message) = match fail {
+            Fail::Value(m) => return Ok(pyo3::exceptions::PyValueError::new_err(m)),
+            Fail::Invalid {
+                message,
+                kind,
+                offset,
+                path,
+            } => {
+                kwargs.set_item("kind", kind)?;
+                kwargs.set_item("offset", offset)?;
+                kwargs.set_item("path", path)?;
+                ("InvalidData", message)
+            }
+            Fail::Io {
+                message,
+                kind,
+                path,
+            } => {
+                kwargs.set_item("kind", kind)?;
+                kwargs.set_item("offset", None::<u64>)?;
+                kwargs.set_item("path", path)?;
+                ("IoError", message)
+            }
+        };
+        let value = errors.getattr(class)?.call((message,), Some(&kwargs))?;
+        Ok(PyErr::from_value(value))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+// ---------------------------------------------------------------------------------------
+// Arrow columns as plain buffers (the C data layout), turned into pyarrow arrays in Python.
+
+/// One Arrow array: its type tag (see `lakecore/__init__.py::_TYPES`), length, validity
+/// bitmap (only when there are nulls), buffers and children.
+struct Col {
+    ty: String,
+    len: usize,
+    nulls: usize,
+    valid: Vec<bool>,
+    /// The validity bitmap, made by `finish` when there are nulls.
+    bitmap: Option<Vec<u8>>,
+    bufs: Vec<Vec<u8>>,
+    children: Vec<(String, Col)>,
+}
+
+impl Col {
+    fn new(ty: &str) -> Col {
+        Col {
+            ty: ty.to_string(),
+            len: 0,
+            nulls: 0,
+            valid: Vec::new(),
+            bitmap: None,
+            bufs: vec![Vec::new()],
+            children: Vec::new(),
+        }
+    }
+
+    /// A variable-length column (string, binary, list): offsets then data.
+    fn var(ty: &str) -> Col {
+        let mut c = Col::new(ty);
+        c.bufs = vec![0i64.to_le_bytes().to_vec(), Vec::new()];
+        c
+    }
+
+    /// Room for `n` values of `width` bytes (offsets for variable-length columns) and
+    /// `data` bytes of variable-length data, so the buffers grow without copying.
+    fn reserve(mut self, n: usize, width: usize, data: usize) -> Col {
+        self.valid.reserve(n);
+        self.bufs[0].reserve(n * width);
+        if let Some(b) = self.bufs.get_mut(1) {
+            b.reserve(data);
+        }
+        self
+    }
+
+    fn mark(&mut self, valid: bool) {
+        self.len += 1;
+        if !valid {
+            self.nulls += 1;
+        }
+        self.valid.push(valid);
+    }
+
+    fn fixed(&mut self, bytes: Option<&[u8]>, width: usize) {
+        self.mark(bytes.is_some());
+        match bytes {
+            Some(b) => self.bufs[0].extend_from_slice(b),
+            None => {
+                let n = self.bufs[0].len() + width;
+                self.bufs[0].resize(n, 0)
+            }
+        }
+    }
+
+    fn i32(&mut self, v: Option<i32>) {
+        self.fixed(v.map(i32::to_le_bytes).as_ref().map(|b| &b[..]), 4);
+    }
+
+    fn i64(&mut self, v: Option<i64>) {
+        self.fixed(v.map(i64::to_le_bytes).as_ref().map(|b| &b[..]), 8);
+    }
+
+    fn bytes(&mut self, v: Option<&[u8]>) {
+        self.mark(v.is_some());
+        if let Some(v) = v {
+            self.bufs[1].extend_from_slice(v);
+        }
+        let end = self.bufs[1].len() as i64;
+        self.bufs[0].extend_from_slice(&end.to_le_bytes());
+    }
+
+    /// A value that is the concatenation of `a` and `b` (never null).
+    fn bytes2(&mut self, a: &[u8], b: &[u8]) {
+        self.mark(true);
+        self.bufs[1].extend_from_slice(a);
+        self.bufs[1].extend_from_slice(b);
+        let end = self.bufs[1].len() as i64;
+        self.bufs[0].extend_from_slice(&end.to_le_bytes());
+    }
+
+    fn str_list(&mut self, v: Option<&[String]>) {
+        if self.children.is_empty() {
+            self.children.push(("item".into(), Col::var("string")));
+        }
+        self.mark(v.is_some());
+        let child = &mut self.children[0].1;
+        for s in v.unwrap_or_default() {
+            child.bytes(Some(s.as_bytes()));
+        }
+        let end = child.len as i64;
+        self.bufs[0].extend_from_slice(&end.to_le_bytes());
+    }
+
+    /// 64-bit offsets narrowed to Arrow's 32-bit kinds when they fit (`string` rather than
+    /// `large_string`), so the tables look like every other reader's.
+    fn finish(&mut self) {
+        if self.nulls > 0 {
+            let mut bits = vec![0u8; self.len.div_ceil(8)];
+            for (i, _) in self.valid.iter().enumerate().filter(|(_, v)| **v) {
+                bits[i / 8] |= 1 << (i % 8);
+            }
+            self.bitmap = Some(bits);
+        }
+        self.valid = Vec::new();
+        let var = matches!(self.ty.as_str(), "string" | "binary" | "list");
+        if var {
+            let offsets: Vec<i64> = self.bufs[0]
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect();
+            if offsets.last().is_some_and(|&e| e <= i64::from(i32::MAX)) {
+                self.bufs[0] = offsets
+                    .iter()
+                    .flat_map(|&o| (o as i32).to_le_bytes())
+                    .collect();
+            } else {
+                self.ty = format!("large_{}", self.ty);
+            }
+        }
+        for (_, c) in &mut self.children {
+            c.finish();
+        }
+    }
+
+    /// Hands the column to Python without copying a buffer: each becomes
+    /// `(owner, address, length)`, the bytes staying in an [`Owned`] the pyarrow buffer
+    /// (`pa.foreign_buffer(address, length, base=owner)`) keeps alive.
+    fn into_py<'py>(self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyTuple>> {
+        let validity = self.bitmap.map(|b| Owned::wrap(py, b)).transpose()?;
+        let bufs = PyList::empty(py);
+        for b in self.bufs {
+            bufs.append(Owned::wrap(py, b)?)?;
+        }
+        let children = PyList::empty(py);
+        for (n, c) in self.children {
+            children.append(c.into_py(py, &n)?)?;
+        }
+        (
+            name, self.ty, self.len, self.nulls, validity, bufs, children,
+        )
+            .into_pyobject(py)
+    }
+}
+
+/// Bytes built without the GIL and lent to pyarrow in place: Python gets the buffer's
+/// address and length and keeps this object as the pyarrow buffer's `base`. The vector is
+/// never touched again, so the address stays valid while the object lives.
+#[pyclass(frozen, module = "lakecore._lakecore")]
+struct Owned {
+    data: Vec<u8>,
+}
+
+impl Owned {
+    fn wrap(py: Python<'_>, data: Vec<u8>) -> PyResult<Bound<'_, PyTuple>> {
+        let address = data.as_ptr() as usize;
+        let len = data.len();
+        let owner = Bound::new(py, Owned { data })?;
+        (owner, address, len).into_pyobject(py)
+    }
+}
+
+#[pymethods]
+impl Owned {
+    fn __len__(&self) -> usize {
+        self.data.len()
+    }
+}
+
+/// The Arrow type tag of a partition key's type.
+fn partition_col(ty: PartitionType) -> Col {
+    match ty {
+        PartitionType::Boolean => Col::new("bool"),
+        PartitionType::TinyInt => Col::new("int8"),
+        PartitionType::SmallInt => Col::new("int16"),
+        PartitionType::Int => Col::new("int32"),
+        PartitionType::BigInt => Col::new("int64"),
+        PartitionType::Float => Col::new("float32"),
+        PartitionType::Double => Col::new("float64"),
+        PartitionType::Date => Col::new("date32"),
+        PartitionType::Decimal { scale } => Col::new(&format!("decimal:{scale}")),
+        PartitionType::String => Col::var("string"),
+        PartitionType::Binary => Col::var("binary"),
+        PartitionType::Unsupported => Col::var("string"),
+    }
+}
+
+/// Days since 1970-01-01 of `YYYY-MM-DD` (the planner's text form of a DATE).
+fn days_of(text: &str) -> Option<i32> {
+    let mut it = text.splitn(3, '-');
+    let (y, m, d): (i64, i64, i64) = (
+        it.next()?.parse().ok()?,
+        it.next()?.parse().ok()?,
+        it.next()?.parse().ok()?,
+    );
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    i32::try_from(era * 146_097 + doe - 719_468).ok()
+}
+
+/// The unscaled value of a decimal's text (`-1.50` -> -150).
+fn unscaled_of(text: &str) -> Option<i128> {
+    text.replace('.', "").parse().ok()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Appends one partition value to its typed column; `None` when the value does not have the
+/// column's type (cannot happen for values the schema decoded).
+fn push_partition(col: &mut Col, ty: PartitionType, v: &PartitionValue) -> Option<()> {
+    use PartitionValue as V;
+    if let V::Null = v {
+        match ty {
+            PartitionType::Boolean => {
+                col.mark(false);
+                col.bufs[0].push(0);
+            }
+            PartitionType::String | PartitionType::Binary | PartitionType::Unsupported => {
+                col.bytes(None)
+            }
+            _ => {
+                let width = match ty {
+                    PartitionType::TinyInt => 1,
+                    PartitionType::SmallInt => 2,
+                    PartitionType::Int | PartitionType::Float | PartitionType::Date => 4,
+                    PartitionType::Decimal { .. } => 16,
+                    _ => 8,
+                };
+                col.fixed(None, width);
+            }
+        }
+        return Some(());
+    }
+    match (ty, v) {
+        // Booleans are one byte per value here; packed into a bitmap in `finish_bools`.
+        (PartitionType::Boolean, V::Bool(b)) => {
+            col.mark(true);
+            col.bufs[0].push(u8::from(*b));
+        }
+        (PartitionType::TinyInt, V::Int(i)) => {
+            col.fixed(Some(&i8::try_from(*i).ok()?.to_le_bytes()), 1)
+        }
+        (PartitionType::SmallInt, V::Int(i)) => {
+            col.fixed(Some(&i16::try_from(*i).ok()?.to_le_bytes()), 2)
+        }
+        (PartitionType::Int, V::Int(i)) => col.i32(Some(i32::try_from(*i).ok()?)),
+        (PartitionType::BigInt, V::Int(i)) => col.i64(Some(*i)),
+        (PartitionType::Float, V::Float(f)) => col.fixed(Some(&(*f as f32).to_le_bytes()), 4),
+        (PartitionType::Double, V::Float(f)) => col.fixed(Some(&f.to_le_bytes()), 8),
+        (PartitionType::Date, V::Text(t)) => col.i32(Some(days_of(t)?)),
+        (PartitionType::Decimal { .. }, V::Text(t)) => {
+            col.fixed(Some(&unscaled_of(t)?.to_le_bytes()), 16)
+        }
+        (PartitionType::String | PartitionType::Unsupported, V::Text(t)) => {
+            col.bytes(Some(t.as_bytes()))
+        }
+        (PartitionType::Binary, V::Text(t)) => col.bytes(Some(&unhex(t)?)),
+        (_, other) => col.bytes(Some(other.to_string().as_bytes())),
+    }
+    Some(())
+}
+
+/// Packs a boolean column's one-byte values into Arrow's bitmap.
+fn finish_bools(col: &mut Col) {
+    if col.ty == "bool" {
+        let mut bits = vec![0u8; col.len.div_ceil(8)];
+        for (i, &b) in col.bufs[0].iter().enumerate() {
+            if b != 0 {
+                bits[i / 8] |= 1 << (i % 8);
+            }
+        }
+        col.bufs[0] = bits;
+    }
+}
+
+/// The `partition` struct column of `files`, typed through `schema` (empty struct without
+/// a schema or partition keys). Consecutive files share partitions (plans are sorted by
+/// partition), so each distinct tuple is decoded once per run.
+/// A partition tuple's decoded values.
+type Decoded = Vec<(String, PartitionValue)>;
+
+fn partition_struct(schema: Option<&TableSchema>, files: &[DataFile]) -> Result<Col, Fail> {
+    let mut out = Col::new("struct");
+    out.bufs.clear();
+    let keys: Vec<(String, PartitionType)> =
+        schema.map(|s| s.partition_keys.clone()).unwrap_or_default();
+    let mut cols: Vec<Col> = keys.iter().map(|(_, t)| partition_col(*t)).collect();
+    let mut last: Option<(&[u8], Decoded)> = None;
+    for f in files {
+        out.mark(true);
+        let Some(schema) = schema else { continue };
+        if last
+            .as_ref()
+            .is_none_or(|(b, _)| *b != f.partition.as_slice())
+        {
+            let values = schema.partition_values(&f.partition).map_err(|e| {
+                Fail::invalid(
+                    Some(f.file_name.clone()),
+                    &format!("the partition of data file {}", f.file_name),
+                    e,
+                )
+            })?;
+            last = Some((&f.partition, values));
+        }
+        if let Some((_, values)) = &last {
+            for ((col, (_, ty)), (_, v)) in cols.iter_mut().zip(&keys).zip(values) {
+                push_partition(col, *ty, v).ok_or_else(|| Fail::Invalid {
+                    message: format!(
+                        "data file {}: partition value {v} does not have its key's type {ty:?}",
+                        f.file_name
+                    ),
+                    kind: "invalid value".into(),
+                    offset: None,
+                    path: Some(f.file_name.clone()),
+                })?;
+            }
+        }
+    }
+    for ((name, _), mut col) in keys.into_iter().zip(cols) {
+        finish_bools(&mut col);
+        out.children.push((name, col));
+    }
+    Ok(out)
+}
+
+/// The plan's columns, in the order of `lakecore.Table.plan`'s documentation.
+/// Plans with at least this many files build their columns in two parallel halves.
+const PARALLEL_COLUMNS: usize = 16_384;
+
+fn plan_columns(
+    table: &Table,
+    schema: Option<&TableSchema>,
+    plan: &ScanPlan,
+) -> Result<Vec<(&'static str, Col)>, Fail> {
+    // Large plans: two halves on the planner's rayon pool (names, paths and partitions;
+    // the numbers). Small ones in this thread: waking a pool thread costs more than they do.
+    let files = &plan.files;
+    let named = || -> Result<_, Fail> {
+        let (file_name, path) = name_columns(table, schema, files)?;
+        let mut partition = partition_struct(schema, files)?;
+        partition.finish();
+        Ok(vec![
+            ("file_name", file_name),
+            ("path", path),
+            ("partition", partition),
+        ])
+    };
+    let (named, mut numbers) = if files.len() >= PARALLEL_COLUMNS {
+        rayon::join(named, || value_columns(files))
+    } else {
+        (named(), value_columns(files))
+    };
+    let mut cols = named?;
+    cols.append(&mut numbers);
+    Ok(cols)
+}
+
+/// The `file_name` and `path` columns.
+fn name_columns(
+    table: &Table,
+    schema: Option<&TableSchema>,
+    files: &[DataFile],
+) -> Result<(Col, Col), Fail> {
+    let n = files.len();
+    let names: usize = files.iter().map(|f| f.file_name.len()).sum();
+    let dir = table.dir().display().to_string().len() + 32;
+    let mut file_name = Col::var("string").reserve(n, 8, names);
+    let mut path = Col::var("string").reserve(n, 8, names + n * dir);
+    let mut dir_of: Option<(&[u8], i32, String)> = None;
+    for f in files {
+        file_name.bytes(Some(f.file_name.as_bytes()));
+        match (schema, &f.external_path) {
+            (Some(_), Some(external)) => path.bytes(Some(external.as_bytes())),
+            (Some(s), None) => {
+                // `<table>/<partition path>bucket-<n>/` once per run of files that share
+                // partition and bucket (plans are sorted that way), then the file name:
+                // `Table::data_file_path`'s result without decoding the partition per file.
+                let same = dir_of
+                    .as_ref()
+                    .is_some_and(|(p, b, _)| *p == f.partition.as_slice() && *b == f.bucket);
+                if !same {
+                    let part = s.partition_path(&f.partition).map_err(|e| {
+                        Fail::invalid(
+                            Some(f.file_name.clone()),
+                            &format!("the partition of data file {}", f.file_name),
+                            e,
+                        )
+                    })?;
+                    let prefix = format!("{}/{part}bucket-{}/", table.dir().display(), f.bucket);
+                    dir_of = Some((f.partition.as_slice(), f.bucket, prefix));
+                }
+                let prefix = dir_of.as_ref().map_or("", |(_, _, p)| p.as_str());
+                path.bytes2(prefix.as_bytes(), f.file_name.as_bytes());
+            }
+            (None, _) => path.bytes(None),
+        }
+    }
+    file_name.finish();
+    path.finish();
+    Ok((file_name, path))
+}
+
+/// The plan's other columns (all but names, paths and partitions).
+fn value_columns(files: &[DataFile]) -> Vec<(&'static str, Col)> {
+    let n = files.len();
+    let int = |ty: &str, width: usize| Col::new(ty).reserve(n, width, 0);
+    let mut bucket = int("int32", 4);
+    let mut total_buckets = int("int32", 4);
+    let mut row_count = int("int64", 8);
+    let mut file_size = int("int64", 8);
+    let mut first_row_id = int("int64", 8);
+    let mut min_seq = int("int64", 8);
+    let mut max_seq = int("int64", 8);
+    let mut schema_id = int("int64", 8);
+    let mut level = int("int32", 4);
+    let mut creation_time = int("timestamp_ms", 8);
+    let mut delete_row_count = int("int64", 8);
+    let mut file_source = int("int32", 4);
+    let mut external_path = Col::var("string").reserve(n, 8, 0);
+    let mut write_cols = Col::var("list").reserve(n, 8, 0);
+    let mut extra_files = Col::var("list").reserve(n, 8, 0);
+    for f in files {
+        bucket.i32(Some(f.bucket));
+        total_buckets.i32(Some(f.total_buckets));
+        row_count.i64(Some(f.row_count));
+        file_size.i64(Some(f.file_size));
+        first_row_id.i64(f.first_row_id);
+        min_seq.i64(Some(f.min_sequence_number));
+        max_seq.i64(Some(f.max_sequence_number));
+        schema_id.i64(Some(f.schema_id));
+        level.i32(Some(f.level));
+        creation_time.i64(f.creation_time);
+        delete_row_count.i64(f.delete_row_count);
+        file_source.i32(f.file_source);
+        external_path.bytes(f.external_path.as_deref().map(str::as_bytes));
+        write_cols.str_list(f.write_cols.as_deref());
+        extra_files.str_list(Some(&f.extra_files));
+    }
+    for list in [&mut write_cols, &mut extra_files] {
+        if list.children.is_empty() {
+            list.children.push(("item".into(), Col::var("string")));
+        }
+    }
+    let mut cols = vec![
+        ("bucket", bucket),
+        ("total_buckets", total_buckets),
+        ("row_count", row_count),
+        ("file_size", file_size),
+        ("first_row_id", first_row_id),
+        ("min_sequence_number", min_seq),
+        ("max_sequence_number", max_seq),
+        ("schema_id", schema_id),
+        ("level", level),
+        ("creation_time", creation_time),
+        ("delete_row_count", delete_row_count),
+        ("file_source", file_source),
+        ("external_path", external_path),
+        ("write_cols", write_cols),
+        ("extra_files", extra_files),
+    ];
+    for (_, c) in &mut cols {
+        c.finish();
+    }
+    cols
+}
+
+// ---------------------------------------------------------------------------------------
+// Tables.
+
+/// Opens a table by location: a local directory or a `file://` URL. Remote URLs go through
+/// the `object-store` planner once it exists; this is the one place that will call it.
+fn open_location(location: &str) -> Result<Table, Fail> {
+    let path: PathBuf = if let Some(rest) = location.strip_prefix("file://") {
+        // `file:///abs/path` (empty host) or `file://localhost/abs/path`.
+        let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+        if !rest.starts_with('/') {
+            return Err(Fail::Value(format!(
+                "{location:?}: a file:// URL needs an absolute path (file:///dir/table)"
+            )));
+        }
+        PathBuf::from(percent_decode(rest)?)
+    } else if let Some((scheme, _)) = location.split_once("://") {
+        return Err(Fail::Value(format!(
+            "{location:?}: {scheme}:// tables are not supported by this build yet (local \
+             directories and file:// URLs only)"
+        )));
+    } else {
+        PathBuf::from(location)
+    };
+    Ok(Table::open(path)?)
+}
+
+fn percent_decode(text: &str) -> Result<String, Fail> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| Fail::Value(format!("{text:?}: bad %-escape at byte {i}")))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| Fail::Value(format!("{text:?}: not UTF-8 once decoded")))
+}
+
+/// What to plan, as the Python layer passes it.
+#[derive(Clone, Debug, Default)]
+struct Request {
+    snapshot: Option<u64>,
+    tag: Option<String>,
+    as_of: Option<i64>,
+    filter: Option<String>,
+    /// `None`: the null partition value.
+    partitions: Vec<(String, Option<String>)>,
+    columns: Vec<(String, String)>,
+    buckets: Option<Vec<(i32, Option<i32>)>>,
+    rows: Option<Vec<(u64, u64)>>,
+}
+
+impl Request {
+    fn spec(&self) -> SnapshotSpec {
+        if let Some(id) = self.snapshot {
+            SnapshotSpec::Id(id)
+        } else if let Some(tag) = &self.tag {
+            SnapshotSpec::Tag(tag.clone())
+        } else if let Some(t) = self.as_of {
+            SnapshotSpec::AsOf(t)
+        } else {
+            SnapshotSpec::Latest
+        }
+    }
+
+    /// The planner's query; a null partition value becomes the table's
+    /// `partition.default-name` (read from the schema of the snapshot planned).
+    fn query(&self, table: &Table) -> Result<ScanQuery, Fail> {
+        let default = if self.partitions.iter().any(|(_, v)| v.is_none()) {
+            match table.resolve(&self.spec())? {
+                Some(snap) => table.schema(snap.schema_id)?.default_partition_name,
+                None => DEFAULT_PARTITION_NAME.to_string(),
+            }
+        } else {
+            String::new()
+        };
+        let partition = self
+            .partitions
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().unwrap_or_else(|| default.clone())))
+            .collect();
+        let filter = match &self.filter {
+            Some(text) => Some(
+                Filter::parse(text)
+                    .map_err(|e| Fail::Value(format!("bad filter {text:?}: {e}")))?,
+            ),
+            None => None,
+        };
+        Ok(ScanQuery {
+            rows: self.rows.clone(),
+            buckets: self.buckets.clone(),
+            partition,
+            columns: self.columns.clone(),
+            filter,
+        })
+    }
+}
+
+/// A Paimon table (the Python class `lakecore.Table` wraps it).
+#[pyclass(frozen, module = "lakecore._lakecore")]
+struct RawTable {
+    table: Table,
+}
+
+type Pairs = Vec<(String, String)>;
+/// Partition conditions: `None` is the null value.
+type PartitionPairs = Vec<(String, Option<String>)>;
+
+#[pymethods]
+impl RawTable {
+    /// Opens the table at `location` (a directory or `file://` URL). Reads only the
+    /// directory's metadata.
+    #[new]
+    fn new(py: Python<'_>, location: String) -> PyResult<Self> {
+        py.detach(|| open_location(&location))
+            .map(|table| RawTable { table })
+            .map_err(|e| raise(py, e))
+    }
+
+    /// The table directory.
+    fn dir(&self) -> String {
+        self.table.dir().display().to_string()
+    }
+
+    /// Plans a scan: `(snapshot or None, stats dict, [column tuples])`.
+    #[pyo3(signature = (snapshot=None, tag=None, as_of=None, filter=None, partitions=Vec::new(), columns=Vec::new(), buckets=None, rows=None, sidecars=true))]
+    #[allow(clippy::too_many_arguments)]
+    fn plan<'py>(
+        &self,
+        py: Python<'py>,
+        snapshot: Option<u64>,
+        tag: Option<String>,
+        as_of: Option<i64>,
+        filter: Option<String>,
+        partitions: PartitionPairs,
+        columns: Pairs,
+        buckets: Option<Vec<(i32, Option<i32>)>>,
+        rows: Option<Vec<(u64, u64)>>,
+        sidecars: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let request = Request {
+            snapshot,
+            tag,
+            as_of,
+            filter,
+            partitions,
+            columns,
+            buckets,
+            rows,
+        };
+        let table = &self.table;
+        let work = || -> Result<_, Fail> {
+            let options = ScanOptions {
+                read_sidecars: sidecars,
+                ..ScanOptions::default()
+            };
+            let prepared =
+                table.prepare_snapshot(&request.spec(), &request.query(table)?, options)?;
+            let plan = prepared.run(|_, _| {})?;
+            let schema = match prepared.snapshot() {
+                Some(s) => Some(table.schema(s.schema_id)?),
+                None => None,
+            };
+            let cols = plan_columns(table, schema.as_ref(), &plan)?;
+            Ok((plan.snapshot, plan.stats, cols))
+        };
+        let (snapshot, s, cols) = py.detach(work).map_err(|e| raise(py, e))?;
+        let stats = PyDict::new(py);
+        for (k, v) in [
+            ("manifests", s.manifests),
+            ("manifests_pruned", s.manifests_pruned),
+            ("manifests_with_sidecar", s.manifests_with_sidecar),
+            ("manifests_sidecar_invalid", s.manifests_sidecar_invalid),
+            ("blocks_total", s.blocks_total),
+            ("blocks_read", s.blocks_read),
+            ("manifest_bytes_total", s.manifest_bytes_total),
+            ("manifest_bytes_read", s.manifest_bytes_read),
+            ("sidecar_bytes_read", s.sidecar_bytes_read),
+            ("entries_matched", s.entries_matched),
+        ] {
+            stats.set_item(k, v)?;
+        }
+        let list = PyList::empty(py);
+        for (name, c) in cols {
+            list.append(c.into_py(py, name)?)?;
+        }
+        (snapshot, stats, list).into_pyobject(py)
+    }
+
+    /// The Rust call alone, for `benches/python_plan.py`: plans exactly as [`plan`](Self::plan)
+    /// (same query, options and parallel run) but builds no columns and returns only
+    /// `(snapshot, number of files)`, so the difference is the binding's own cost.
+    #[pyo3(signature = (filter=None, partitions=Vec::new(), buckets=None, rows=None))]
+    fn _plan_count(
+        &self,
+        py: Python<'_>,
+        filter: Option<String>,
+        partitions: PartitionPairs,
+        buckets: Option<Vec<(i32, Option<i32>)>>,
+        rows: Option<Vec<(u64, u64)>>,
+    ) -> PyResult<(Option<u64>, usize)> {
+        let request = Request {
+            filter,
+            partitions,
+            buckets,
+            rows,
+            ..Request::default()
+        };
+        let table = &self.table;
+        py.detach(|| -> Result<_, Fail> {
+            let prepared = table.prepare_snapshot(
+                &request.spec(),
+                &request.query(table)?,
+                ScanOptions::default(),
+            )?;
+            let plan = prepared.run(|_, _| {})?;
+            Ok((plan.snapshot, plan.files.len()))
+        })
+        .map_err(|e| raise(py, e))
+    }
+
+    /// Reads a BLOB column: `(snapshot, column, n, row_ids, sequence_numbers, validity,
+    /// views, [(path, base)])`; the views reference buffer `i` = file `path` from byte
+    /// `base`, which the Python layer maps.
+    #[pyo3(signature = (column=None, snapshot=None, tag=None, as_of=None, filter=None, partitions=Vec::new(), columns=Vec::new(), buckets=None, rows=None, strict=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn read_blob<'py>(
+        &self,
+        py: Python<'py>,
+        column: Option<String>,
+        snapshot: Option<u64>,
+        tag: Option<String>,
+        as_of: Option<i64>,
+        filter: Option<String>,
+        partitions: PartitionPairs,
+        columns: Pairs,
+        buckets: Option<Vec<(i32, Option<i32>)>>,
+        rows: Option<Vec<(u64, u64)>>,
+        strict: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let request = Request {
+            snapshot,
+            tag,
+            as_of,
+            filter,
+            partitions,
+            columns,
+            buckets,
+            rows,
+        };
+        let table = &self.table;
+        let out = py
+            .detach(|| read_blob_views(table, &request, column.as_deref(), strict))
+            .map_err(|e| raise(py, e))?;
+        let validity = if out.nulls > 0 {
+            Some(Owned::wrap(py, out.validity)?)
+        } else {
+            None
+        };
+        (
+            out.snapshot,
+            out.column,
+            out.n,
+            Owned::wrap(py, out.row_ids)?,
+            Owned::wrap(py, out.seqs)?,
+            validity,
+            Owned::wrap(py, out.views)?,
+            out.buffers,
+        )
+            .into_pyobject(py)
+    }
+}
+
+/// A BLOB column as Arrow `binary_view` parts.
+struct BlobViews {
+    snapshot: Option<u64>,
+    column: String,
+    n: usize,
+    nulls: usize,
+    row_ids: Vec<u8>,
+    seqs: Vec<u8>,
+    validity: Vec<u8>,
+    views: Vec<u8>,
+    buffers: Vec<(String, u64)>,
+}
+
+/// Views address a buffer by a 32-bit offset: each file is cut into buffers starting at
+/// multiples of 2 GiB, so any value starts less than 2^31 bytes into its buffer.
+const WINDOW: u64 = 1 << 31;
+
+fn read_blob_views(
+    table: &Table,
+    request: &Request,
+    column: Option<&str>,
+    strict: bool,
+) -> Result<BlobViews, Fail> {
+    let snapshot = match request.spec() {
+        SnapshotSpec::Latest => None,
+        SnapshotSpec::Id(id) => Some(id),
+        spec => Some(
+            table
+                .resolve(&spec)?
+                .ok_or_else(|| Fail::Value(format!("no snapshot for {spec:?}")))?
+                .id,
+        ),
+    };
+    let read = BlobColumnRead::plan(table, snapshot, &request.query(table)?, column)?;
+    let mut out = BlobViews {
+        snapshot: read.snapshot(),
+        column: read.column().to_string(),
+        n: 0,
+        nulls: 0,
+        row_ids: Vec::new(),
+        seqs: Vec::new(),
+        validity: Vec::new(),
+        views: Vec::new(),
+        buffers: Vec::new(),
+    };
+    let mut buffer_of: HashMap<(usize, usize, u64), u32> = HashMap::new();
+    let mut valid = Vec::new();
+    for index in 0..read.bunches().len() {
+        read.with_bunch(index, ReadOptions { strict }, |merge, bunch| {
+            // The merge's files in its own order -> the bunch's paths.
+            let paths: Vec<Option<usize>> = merge
+                .files()
+                .iter()
+                .map(|lf| {
+                    bunch.files.iter().position(|(_, m)| {
+                        m.max_sequence_number == lf.max_sequence_number
+                            && m.first_row_id == i64::try_from(lf.first_row_id).ok()
+                            && u64::try_from(m.row_count).ok() == Some(lf.file.rows())
+                    })
+                })
+                .collect();
+            for row in merge.by_ref() {
+                let row = row.map_err(|e| {
+                    Fail::invalid(Some(bunch.split.clone()), &bunch.split, e)
+                })?;
+                out.n += 1;
+                out.row_ids.extend_from_slice(&row.row_id.to_le_bytes());
+                out.seqs
+                    .extend_from_slice(&row.sequence_number.to_le_bytes());
+                let mut view = [0u8; 16];
+                match row.value {
+                    None => {
+                        out.nulls += 1;
+                        valid.push(false);
+                    }
+                    Some(p) => {
+                        valid.push(true);
+                        let len = u32::try_from(p.bytes.len()).map_err(|_| Fail::Value(format!(
+                            "row {}: a {}-byte value does not fit an Arrow binary view (4 GiB at most)",
+                            row.row_id,
+                            p.bytes.len()
+                        )))?;
+                        view[..4].copy_from_slice(&len.to_le_bytes());
+                        if len <= 12 {
+                            view[4..4 + p.bytes.len()].copy_from_slice(p.bytes);
+                        } else {
+                            let file = row
+                                .file
+                                .and_then(|i| paths.get(i).copied().flatten())
+                                .ok_or_else(|| Fail::Invalid {
+                                    message: format!(
+                                        "{}: row {} has a value but no file of the bunch",
+                                        bunch.split, row.row_id
+                                    ),
+                                    kind: "mismatch".into(),
+                                    offset: None,
+                                    path: Some(bunch.split.clone()),
+                                })?;
+                            let base = p.offset - p.offset % WINDOW;
+                            let next = u32::try_from(out.buffers.len()).unwrap_or(u32::MAX);
+                            let id = *buffer_of.entry((index, file, base)).or_insert_with(|| {
+                                let path = bunch.files[file].0.display().to_string();
+                                out.buffers.push((path, base));
+                                next
+                            });
+                            view[4..8].copy_from_slice(&p.bytes[..4]);
+                            view[8..12].copy_from_slice(&id.to_le_bytes());
+                            let rel = u32::try_from(p.offset - base).unwrap_or(u32::MAX);
+                            view[12..16].copy_from_slice(&rel.to_le_bytes());
+                        }
+                    }
+                }
+                out.views.extend_from_slice(&view);
+            }
+            Ok::<(), Fail>(())
+        })??;
+    }
+    if out.nulls > 0 {
+        out.validity = vec![0u8; out.n.div_ceil(8)];
+        for (i, _) in valid.iter().enumerate().filter(|(_, v)| **v) {
+            out.validity[i / 8] |= 1 << (i % 8);
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// Sidecars.
+
+/// A selected block: `(id, offset, length, first_record, record_count)`.
+type BlockRow = (u32, u64, u64, u64, u64);
+
+/// A validated manifest sidecar over its own copy of the bytes.
+#[pyclass(frozen, module = "lakecore._lakecore")]
+struct RawSidecar {
+    bytes: Vec<u8>,
+}
+
+fn sidecar_fail(e: lakecore::Error) -> Fail {
+    Fail::invalid(None, "sidecar", e)
+}
+
+#[pymethods]
+impl RawSidecar {
+    /// Validates `data` (checksums and structure) and keeps a copy.
+    #[new]
+    fn new(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
+        py.detach(|| Sidecar::parse(&data).map(|_| ()).map_err(sidecar_fail))
+            .map_err(|e| raise(py, e))?;
+        Ok(RawSidecar { bytes: data })
+    }
+
+    /// `(layout, manifest_length, entry_count, block_count, partition_count)`.
+    fn info(&self, py: Python<'_>) -> PyResult<(String, u64, u64, u32, u32)> {
+        let bytes = &self.bytes;
+        py.detach(|| {
+            let s = Sidecar::parse(bytes).map_err(sidecar_fail)?;
+            Ok((
+                s.layout().name().to_string(),
+                s.manifest_length(),
+                s.entry_count(),
+                s.block_count(),
+                s.partition_count(),
+            ))
+        })
+        .map_err(|e| raise(py, e))
+    }
+
+    /// The partition dictionary's tuples (`_PARTITION` bytes), by dictionary ID.
+    fn partitions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let bytes = &self.bytes;
+        let tuples = py
+            .detach(|| -> Result<Vec<Vec<u8>>, Fail> {
+                let s = Sidecar::parse(bytes).map_err(sidecar_fail)?;
+                Ok(s.partitions().map(<[u8]>::to_vec).collect())
+            })
+            .map_err(|e| raise(py, e))?;
+        let list = PyList::empty(py);
+        for t in &tuples {
+            list.append(PyBytes::new(py, t))?;
+        }
+        Ok(list)
+    }
+
+    /// The blocks a scan must read: `[(id, offset, length, first_record, record_count)]`.
+    #[pyo3(signature = (rows=None, buckets=None, partitions=None))]
+    fn select(
+        &self,
+        py: Python<'_>,
+        rows: Option<Vec<(u64, u64)>>,
+        buckets: Option<Vec<(i32, Option<i32>)>>,
+        partitions: Option<Vec<Vec<u8>>>,
+    ) -> PyResult<Vec<BlockRow>> {
+        let bytes = &self.bytes;
+        py.detach(|| -> Result<_, Fail> {
+            let s = Sidecar::parse(bytes).map_err(sidecar_fail)?;
+            let mut ranges: Option<Vec<RowRange>> = rows.map(|r| {
+                r.into_iter()
+                    .map(|(first, last)| RowRange::new(first, last))
+                    .collect()
+            });
+            if let Some(r) = &ranges {
+                if let Some(bad) = r.iter().find(|r| r.first > r.last) {
+                    return Err(Fail::Value(format!(
+                        "row range ({}, {}): first is after last",
+                        bad.first, bad.last
+                    )));
+                }
+            }
+            let mask = partitions.as_ref().map(|keep| {
+                let mut keep: Vec<&[u8]> = keep.iter().map(Vec::as_slice).collect();
+                keep.sort_unstable();
+                s.partition_mask_vec(|t| keep.binary_search(&t).is_ok())
+            });
+            let bucket_pred = |b: i32, t: i32| {
+                buckets.as_ref().is_some_and(|l| {
+                    l.iter()
+                        .any(|&(wb, wt)| wb == b && wt.is_none_or(|wt| wt == t))
+                })
+            };
+            let mut q = Query::new();
+            if let Some(r) = ranges.as_mut() {
+                q = q.rows(RowRanges::normalize(r));
+            }
+            if let Some(m) = mask.as_ref() {
+                q = q.partitions(PartitionMask::new(m));
+            }
+            if buckets.is_some() {
+                q = q.buckets(&bucket_pred);
+            }
+            s.select(&q)
+                .map(|b| {
+                    b.map(|b| (b.id, b.offset, b.length, b.first_record, b.record_count))
+                        .map_err(sidecar_fail)
+                })
+                .collect()
+        })
+        .map_err(|e| raise(py, e))
+    }
+}
+
+/// The extension module.
+#[pymodule]
+fn _lakecore(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RawTable>()?;
+    m.add_class::<RawSidecar>()?;
+    Ok(())
+}
