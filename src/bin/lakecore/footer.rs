@@ -3,7 +3,7 @@
 
 use crate::util::outln;
 use crate::util::{read, refuse_output_over_input, write_atomic, CliResult, Failure};
-use lakecore::footer::{convert, ModularFooter, Module, ModuleEncoding};
+use lakecore::footer::{convert, to_standard, ModularFooter, Module, ModuleEncoding};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -16,13 +16,18 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Rewrite a standard Parquet file with a modular footer (data pages unchanged).
+    /// Rewrite a standard Parquet file with a modular footer (data pages unchanged), or with
+    /// `--to-standard` a modular-footer file back to a standard Parquet file.
     Convert {
-        /// The standard Parquet file.
+        /// The standard Parquet file (with `--to-standard`: the file with a modular footer).
         input: PathBuf,
         /// Where to write the converted file.
         #[arg(short, long)]
         output: PathBuf,
+        /// Convert a modular-footer file back to a standard Parquet file (page indexes and a
+        /// Thrift `FileMetaData` footer rebuilt, data pages and Bloom filters unchanged).
+        #[arg(long)]
+        to_standard: bool,
     },
     /// Print the root counts and the module directory.
     Inspect {
@@ -48,18 +53,65 @@ enum Command {
 /// The format the subcommand reads: standard Parquet for `convert`, modular for the others.
 pub fn expected_format(args: &Args) -> lakecore::sniff::Format {
     match args.command {
+        Command::Convert {
+            to_standard: true, ..
+        } => lakecore::sniff::Format::ModularParquet,
         Command::Convert { .. } => lakecore::sniff::Format::StandardParquet,
         _ => lakecore::sniff::Format::ModularParquet,
+    }
+}
+
+/// The context of a `convert` error: the path, plus what the file is and what to do when it
+/// is the other kind of Parquet file or has no footer at its end (then the path is not a
+/// readable file name any more, so the generic hint is not added on top).
+fn convert_context(input: &std::path::Path, bytes: &[u8], to_standard: bool) -> String {
+    use lakecore::sniff::{sniff, Format};
+    let file = input.display();
+    match (sniff(bytes), to_standard) {
+        (Format::ModularParquet, false) => format!(
+            "{file}: already has a modular footer (it ends in PARM); \
+             `lakecore footer convert --to-standard {file} -o OUT.parquet` converts it back"
+        ),
+        (Format::StandardParquet, true) => format!(
+            "{file}: is a standard Parquet file (it ends in PAR1) and needs no conversion back; \
+             `lakecore footer convert {file} -o OUT.parquet` gives it a modular footer"
+        ),
+        (Format::Unknown, _) if bytes.starts_with(b"PAR1") => format!(
+            "{file}: starts like Parquet (PAR1) but ends in no footer magic ({} bytes): \
+             truncated or still being written? Convert the complete file",
+            bytes.len()
+        ),
+        _ => file.to_string(),
     }
 }
 
 /// Runs a `footer` subcommand.
 pub fn run(args: &Args) -> CliResult {
     match &args.command {
-        Command::Convert { input, output } => {
+        Command::Convert {
+            input,
+            output,
+            to_standard: true,
+        } => {
             refuse_output_over_input(output, &[input])?;
             let bytes = read(input)?;
-            let converted = convert(&bytes).map_err(|e| Failure::invalid(input.display(), e))?;
+            let standard = to_standard(&bytes)
+                .map_err(|e| Failure::invalid(convert_context(input, &bytes, true), e))?;
+            write_atomic(output, &standard)?;
+            outln!(
+                "{} -> {}: standard Parquet footer, {} bytes of metadata",
+                input.display(),
+                output.display(),
+                lakecore::footer::standard_footer_range(&standard)
+                    .map_or(0, |(start, _)| standard.len() - start)
+            );
+            Ok(())
+        }
+        Command::Convert { input, output, .. } => {
+            refuse_output_over_input(output, &[input])?;
+            let bytes = read(input)?;
+            let converted = convert(&bytes)
+                .map_err(|e| Failure::invalid(convert_context(input, &bytes, false), e))?;
             write_atomic(output, &converted)?;
             let footer = ModularFooter::parse(&converted)
                 .map_err(|e| Failure::invalid(output.display(), e))?;
@@ -107,6 +159,7 @@ pub fn module_name(m: Module) -> &'static str {
         Module::OffsetIndex => "OFFSET_INDEX",
         Module::ColumnIndex => "COLUMN_INDEX",
         Module::FileMetadata => "FILE_METADATA",
+        Module::RowGroups => "ROW_GROUPS",
     }
 }
 
