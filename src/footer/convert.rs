@@ -421,12 +421,9 @@ fn chunk_meta(cc: &ColumnChunkMetaData, at: u64) -> Result<ChunkMeta> {
             .bloom_filter_length()
             .map(|v| u32::try_from(v).map_err(|_| Error::new(ErrorKind::InvalidLength, at)))
             .transpose()?,
-        file_offset: {
-            let first = cc.dictionary_page_offset().unwrap_or(cc.data_page_offset());
-            (cc.file_offset() != first)
-                .then(|| nonneg(cc.file_offset(), at))
-                .transpose()?
-        },
+        file_offset: (cc.file_offset() != 0)
+            .then(|| nonneg(cc.file_offset(), at))
+            .transpose()?,
         size_statistics: size_statistics(cc),
         distinct_count: cc.statistics().and_then(Statistics::distinct_count_opt),
     })

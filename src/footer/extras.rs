@@ -4,7 +4,7 @@
 //! - optional PLACEMENT arrays and ROW_GROUP_STATS's DISTINCT_COUNT over the chunk space
 //!   ([`ChunkExtras`], per chunk
 //!   [`ChunkDetails`]): encodings (bit set), raw `PageEncodingStats` lists, Bloom filter
-//!   offset and length, `ColumnChunk.file_offset` where it is not the chunk's first page, raw
+//!   offset and length, `ColumnChunk.file_offset` where it is not 0, raw
 //!   `SizeStatistics` structs;
 //! - the ROW_GROUPS module ([`RowGroups`], [`RowGroupInfo`]): each `parquet.RowGroup` without
 //!   its columns (total byte size, sorting columns, file offset, total compressed size,
@@ -32,7 +32,7 @@ pub struct ChunkExtras<'a> {
     pub bloom_filter_offset: Option<ArrayPage<'a>>,
     /// BLOOM_FILTER_LENGTH.
     pub bloom_filter_length: Option<ArrayPage<'a>>,
-    /// CHUNK_FILE_OFFSET: present only where `file_offset` is not the chunk's first page.
+    /// CHUNK_FILE_OFFSET: present only where `file_offset` is not 0.
     pub chunk_file_offset: Option<ArrayPage<'a>>,
     /// SIZE_STATISTICS: the raw Compact-Thrift `parquet.SizeStatistics` struct.
     pub size_statistics: Option<ArrayPage<'a>>,
@@ -90,8 +90,7 @@ pub struct ChunkDetails<'a> {
     pub bloom_filter_offset: Option<u64>,
     /// Length of the chunk's Bloom filter.
     pub bloom_filter_length: Option<u32>,
-    /// `ColumnChunk.file_offset`: the recorded value, else the chunk's first page (its first
-    /// dictionary page, else its data page).
+    /// `ColumnChunk.file_offset`: the recorded value, else 0.
     pub file_offset: u64,
     /// The raw Compact-Thrift `parquet.SizeStatistics` struct, when recorded.
     pub size_statistics: Option<&'a [u8]>,
@@ -279,16 +278,7 @@ impl<'a> ModularFooter<'a> {
             })
             .transpose()
         };
-        let file_offset = match int(&e.chunk_file_offset)? {
-            Some(v) => v,
-            None => {
-                let pl = self.chunk_placement(column, row_group)?;
-                match pl.dictionary_pages.get(0)? {
-                    Some(d) => d,
-                    None => pl.data_page_offset,
-                }
-            }
-        };
+        let file_offset = int(&e.chunk_file_offset)?.unwrap_or(0);
         Ok(ChunkDetails {
             encodings: narrow(int(&e.encodings)?, &e.encodings)?,
             encoding_stats: bytes(&e.encoding_stats)?,

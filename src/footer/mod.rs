@@ -169,7 +169,7 @@ thrift_enum! {
         BloomFilterOffset = 11,
         /// Length of the chunk's Bloom filter (optional).
         BloomFilterLength = 12,
-        /// `ColumnChunk.file_offset` where it is not the chunk's first page (optional).
+        /// `ColumnChunk.file_offset` where it is not 0 (optional).
         ChunkFileOffset = 13,
         /// The chunk's raw Compact-Thrift `parquet.SizeStatistics` struct (optional).
         SizeStatistics = 14,

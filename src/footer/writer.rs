@@ -105,8 +105,8 @@ pub struct ChunkMeta {
     pub bloom_filter_offset: Option<u64>,
     /// Length of the chunk's Bloom filter.
     pub bloom_filter_length: Option<u32>,
-    /// `ColumnChunk.file_offset` when it differs from the chunk's first page (its first
-    /// dictionary page, else its data page); `None` when it is that offset.
+    /// `ColumnChunk.file_offset` when it is not 0 (pyarrow, DuckDB and the `parquet` crate
+    /// write 0; the field is deprecated); `None` for 0.
     pub file_offset: Option<u64>,
     /// The raw Compact-Thrift `parquet.SizeStatistics` struct of the chunk, if recorded.
     pub size_statistics: Option<Vec<u8>>,
