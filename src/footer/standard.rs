@@ -53,7 +53,9 @@ pub fn to_standard(file: &[u8]) -> Result<Vec<u8>> {
     for rg in 0..g {
         for col in 0..c {
             if let Some(bytes) = column_index_struct(&footer, col, rg)? {
-                ci_loc[(col * g + rg) as usize] = Some((off(out.len()), bytes.len()));
+                if let Some(slot) = ci_loc.get_mut((col * g + rg) as usize) {
+                    *slot = Some((off(out.len()), bytes.len()));
+                }
                 out.extend_from_slice(&bytes);
             }
         }
@@ -61,7 +63,9 @@ pub fn to_standard(file: &[u8]) -> Result<Vec<u8>> {
     for rg in 0..g {
         for col in 0..c {
             if let Some(bytes) = offset_index_struct(&footer, col, rg)? {
-                oi_loc[(col * g + rg) as usize] = Some((off(out.len()), bytes.len()));
+                if let Some(slot) = oi_loc.get_mut((col * g + rg) as usize) {
+                    *slot = Some((off(out.len()), bytes.len()));
+                }
                 out.extend_from_slice(&bytes);
             }
         }

@@ -243,11 +243,14 @@ fn convert_to_standard_and_bad_inputs() {
     std::fs::write(&text, b"not parquet at all\n").unwrap();
     let cases: Vec<(Vec<&std::ffi::OsStr>, &str)> = vec![
         // Already modular.
-        (vec![modular.as_os_str()], "already has a modular footer"),
+        (
+            vec![modular.as_os_str()],
+            "the bytes look like a Parquet file with a modular footer",
+        ),
         // Already standard, given to --to-standard.
         (
             vec!["--to-standard".as_ref(), original_path.as_os_str()],
-            "needs no conversion back",
+            "the bytes look like a standard Parquet file (Thrift footer); convert it with",
         ),
         (vec![truncated.as_os_str()], "truncated"),
         (

@@ -61,28 +61,23 @@ pub fn expected_format(args: &Args) -> lakecore::sniff::Format {
     }
 }
 
-/// The context of a `convert` error: the path, plus what the file is and what to do when it
-/// is the other kind of Parquet file or has no footer at its end (then the path is not a
-/// readable file name any more, so the generic hint is not added on top).
-fn convert_context(input: &std::path::Path, bytes: &[u8], to_standard: bool) -> String {
-    use lakecore::sniff::{sniff, Format};
+/// The context of a `convert` error: the path, so the error line names what the file is and
+/// which command reads it (`util::Failure`: a modular file given to `convert`, a standard one
+/// given to `--to-standard`); for a file that starts like Parquet but has no footer magic at
+/// its end, the path plus that it looks truncated (the generic hint would only say "no format
+/// lakecore knows").
+fn convert_context(input: &std::path::Path, bytes: &[u8]) -> String {
     let file = input.display();
-    match (sniff(bytes), to_standard) {
-        (Format::ModularParquet, false) => format!(
-            "{file}: already has a modular footer (it ends in PARM); \
-             `lakecore footer convert --to-standard {file} -o OUT.parquet` converts it back"
-        ),
-        (Format::StandardParquet, true) => format!(
-            "{file}: is a standard Parquet file (it ends in PAR1) and needs no conversion back; \
-             `lakecore footer convert {file} -o OUT.parquet` gives it a modular footer"
-        ),
-        (Format::Unknown, _) if bytes.starts_with(b"PAR1") => format!(
+    if lakecore::sniff::sniff(bytes) == lakecore::sniff::Format::Unknown
+        && bytes.starts_with(b"PAR1")
+    {
+        return format!(
             "{file}: starts like Parquet (PAR1) but ends in no footer magic ({} bytes): \
              truncated or still being written? Convert the complete file",
             bytes.len()
-        ),
-        _ => file.to_string(),
+        );
     }
+    file.to_string()
 }
 
 /// Runs a `footer` subcommand.
@@ -96,7 +91,7 @@ pub fn run(args: &Args) -> CliResult {
             refuse_output_over_input(output, &[input])?;
             let bytes = read(input)?;
             let standard = to_standard(&bytes)
-                .map_err(|e| Failure::invalid(convert_context(input, &bytes, true), e))?;
+                .map_err(|e| Failure::invalid(convert_context(input, &bytes), e))?;
             write_atomic(output, &standard)?;
             outln!(
                 "{} -> {}: standard Parquet footer, {} bytes of metadata",
@@ -110,8 +105,8 @@ pub fn run(args: &Args) -> CliResult {
         Command::Convert { input, output, .. } => {
             refuse_output_over_input(output, &[input])?;
             let bytes = read(input)?;
-            let converted = convert(&bytes)
-                .map_err(|e| Failure::invalid(convert_context(input, &bytes, false), e))?;
+            let converted =
+                convert(&bytes).map_err(|e| Failure::invalid(convert_context(input, &bytes), e))?;
             write_atomic(output, &converted)?;
             let footer = ModularFooter::parse(&converted)
                 .map_err(|e| Failure::invalid(output.display(), e))?;
