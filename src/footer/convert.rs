@@ -377,6 +377,10 @@ fn map_metadata(
 }
 
 fn chunk_meta(cc: &ColumnChunkMetaData, at: u64) -> Result<ChunkMeta> {
+    // A chunk stored in another file (`file_path`) has no data pages here to keep.
+    if cc.file_path().is_some() {
+        return Err(Error::new(ErrorKind::UnsupportedVersion, at));
+    }
     let is_dict = |e: Encoding| e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY;
     let is_fully_dictionary_encoded = cc.page_encoding_stats().is_some_and(|stats| {
         stats.iter().all(|s| {

@@ -211,6 +211,32 @@ pub(super) fn copy_field(
 
 type Locs = [Option<(u64, usize)>];
 
+/// The standard footer's `string` fields must be UTF-8 (the modular profile carries them as
+/// bytes): schema names, `created_by`, key/value pairs. [`ErrorKind::InvalidValue`] at the
+/// module that holds the bad string.
+fn check_strings(f: &ModularFooter<'_>, fm: Option<&super::FileMetadata<'_>>) -> Result<()> {
+    let utf8 = |b: &[u8], at: u64| {
+        core::str::from_utf8(b)
+            .map(|_| ())
+            .map_err(|_| Error::new(ErrorKind::InvalidValue, at))
+    };
+    let schema = f.schema()?;
+    for e in schema.elements() {
+        utf8(e?.name, schema.offset())?;
+    }
+    if let (Some(m), Some(loc)) = (fm, f.module(super::Module::FileMetadata)) {
+        if let Some(cb) = m.created_by {
+            utf8(cb, loc.offset)?;
+        }
+        for kv in m.key_values() {
+            let (k, v) = kv?;
+            utf8(k, loc.offset)?;
+            utf8(v.unwrap_or_default(), loc.offset)?;
+        }
+    }
+    Ok(())
+}
+
 fn file_metadata(f: &ModularFooter<'_>, ci: &Locs, oi: &Locs) -> Result<Vec<u8>> {
     let at = f.root_offset();
     let (elements, orders) = schema_lists(f)?;
@@ -219,6 +245,7 @@ fn file_metadata(f: &ModularFooter<'_>, ci: &Locs, oi: &Locs) -> Result<Vec<u8>>
         paths.push(leaf?.path().to_vec());
     }
     let fm = f.file_metadata()?;
+    check_strings(f, fm.as_ref())?;
     let infos: Vec<RowGroupInfo<'_>> = match f.row_groups()? {
         Some(rg) => rg.iter().collect::<Result<_>>()?,
         None => Vec::new(),
