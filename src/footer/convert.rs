@@ -163,6 +163,9 @@ struct RawModules {
     schema_at: u64,
     key_value_metadata: Option<Vec<u8>>,
     column_orders: Option<Vec<u8>>,
+    version: Option<i32>,
+    /// Each `RowGroup` struct re-encoded without `columns` (field 1).
+    row_groups: Vec<Vec<u8>>,
 }
 
 /// Copies fields 2, 5 and 7 of the `FileMetaData` struct (every other field is skipped),
@@ -177,6 +180,13 @@ fn raw_modules(footer: &[u8], origin: u64) -> Result<RawModules> {
     let mut schema = None;
     while let Some(f) = r.next_field(&mut st)? {
         match f.id {
+            1 => out.version = Some(r.field_i32(f)?),
+            4 => {
+                let h = r.field_list(f, FieldType::Struct)?;
+                for _ in 0..h.len {
+                    out.row_groups.push(row_group_without_columns(&mut r)?);
+                }
+            }
             2 => {
                 out.schema_at = r.position();
                 let raw = raw_struct_list(&mut r, f, |r| r.skip_struct())?;
@@ -197,6 +207,29 @@ fn raw_modules(footer: &[u8], origin: u64) -> Result<RawModules> {
     }
     out.schema = crate::codec::thrift::required(schema, &st)?;
     Ok(out)
+}
+
+/// One `RowGroup` struct re-encoded without field 1 (`columns`): every other field is copied
+/// verbatim (its value bytes; headers re-encoded, since their id deltas change).
+fn row_group_without_columns(r: &mut Reader<'_>) -> Result<Vec<u8>> {
+    let at = r.position();
+    let mut st = r.enter_struct()?;
+    let mut w = Writer::new();
+    w.struct_begin();
+    while let Some(f) = r.next_field(&mut st)? {
+        if f.id == 1 {
+            r.skip_field(f)?;
+            continue;
+        }
+        super::standard::copy_field(r, &mut w, f)?;
+    }
+    w.struct_end();
+    let bytes = w.into_bytes();
+    // The fields the ROW_GROUPS module knows must have their types (the modular reader
+    // checks them); an error names the original struct's first byte.
+    let mut check = Reader::new(&bytes, at).with_max_depth(r.max_depth());
+    super::extras::RowGroupInfo::parse(&mut check).map_err(|e| Error::new(e.kind, at))?;
+    Ok(bytes)
 }
 
 /// The raw bytes of a `list<struct>` field value, each element checked by `check`.
@@ -276,8 +309,13 @@ fn map_metadata(
         column_orders: raw.column_orders,
         key_value_metadata: raw.key_value_metadata,
         created_by: fm.created_by().map(|s| s.as_bytes().to_vec()),
+        version: raw.version,
+        row_groups: raw.row_groups,
         ..FooterInput::default()
     };
+    if !input.row_groups.is_empty() && input.row_groups.len() != g {
+        return Err(Error::new(ErrorKind::Mismatch, at));
+    }
     check_schema(&raw.schema, raw.schema_at, &input.physical_types)?;
     input.schema_elements = raw.schema;
     let mut rows = Vec::with_capacity(g);
@@ -290,6 +328,7 @@ fn map_metadata(
     }
     input.row_group_num_rows = rows;
     let mut data_end = start;
+    let mut bloom_end = 0u64;
     let mut chunks: Vec<ChunkMeta> = Vec::with_capacity(c.saturating_mul(g));
     for col in 0..c {
         for (gi, rg) in md.row_groups().iter().enumerate() {
@@ -298,6 +337,9 @@ fn map_metadata(
                 .get(col)
                 .ok_or(Error::new(ErrorKind::Mismatch, at))?;
             let mut m = chunk_meta(cc, at)?;
+            if let (Some(o), Some(l)) = (cc.bloom_filter_offset(), cc.bloom_filter_length()) {
+                bloom_end = bloom_end.max(nonneg(o, at)?.saturating_add(nonneg(l.into(), at)?));
+            }
             let pi = md.page_index_for_row_group(gi);
             if let Some(oi) = pi.offset_index(col) {
                 let o = cc
@@ -310,6 +352,10 @@ fn map_metadata(
                         .map(|l| page_location(l, at))
                         .collect::<Result<_>>()?,
                 );
+                if let Some(ub) = oi.unencoded_byte_array_data_bytes() {
+                    m.offset_index_unencoded_bytes =
+                        Some(ub.iter().map(|&v| nonneg(v, at)).collect::<Result<_>>()?);
+                }
             }
             if let Some(ci) = pi.column_index(col) {
                 let o = cc
@@ -322,10 +368,19 @@ fn map_metadata(
         }
     }
     input.chunks = chunks;
+    // A Bloom filter after the first page index keeps the whole region before the footer
+    // (old page indexes included): the data region must keep every byte a kept offset names.
+    if bloom_end > off(data_end) {
+        data_end = start;
+    }
     Ok((input, data_end))
 }
 
 fn chunk_meta(cc: &ColumnChunkMetaData, at: u64) -> Result<ChunkMeta> {
+    // A chunk stored in another file (`file_path`) has no data pages here to keep.
+    if cc.file_path().is_some() {
+        return Err(Error::new(ErrorKind::UnsupportedVersion, at));
+    }
     let is_dict = |e: Encoding| e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY;
     let is_fully_dictionary_encoded = cc.page_encoding_stats().is_some_and(|stats| {
         stats.iter().all(|s| {
@@ -348,7 +403,59 @@ fn chunk_meta(cc: &ColumnChunkMetaData, at: u64) -> Result<ChunkMeta> {
         statistics: cc.statistics().map(statistics),
         offset_index: None,
         column_index: None,
+        offset_index_unencoded_bytes: None,
+        encodings: cc.encodings_mask().as_i32() as u32,
+        encoding_stats: cc.page_encoding_stats().map(|v| {
+            let mut w = Writer::new();
+            w.list_header(FieldType::Struct, v.len());
+            for s in v {
+                w.struct_begin();
+                w.field_i32(1, s.page_type as i32);
+                w.field_i32(2, s.encoding as i32);
+                w.field_i32(3, s.count);
+                w.struct_end();
+            }
+            w.into_bytes()
+        }),
+        bloom_filter_offset: cc
+            .bloom_filter_offset()
+            .map(|v| nonneg(v, at))
+            .transpose()?,
+        bloom_filter_length: cc
+            .bloom_filter_length()
+            .map(|v| u32::try_from(v).map_err(|_| Error::new(ErrorKind::InvalidLength, at)))
+            .transpose()?,
+        file_offset: (cc.file_offset() != 0)
+            .then(|| nonneg(cc.file_offset(), at))
+            .transpose()?,
+        size_statistics: size_statistics(cc),
+        distinct_count: cc.statistics().and_then(Statistics::distinct_count_opt),
     })
+}
+
+/// The chunk's `SizeStatistics` re-encoded from the `parquet` crate's fields, if any is set.
+fn size_statistics(cc: &ColumnChunkMetaData) -> Option<Vec<u8>> {
+    let ub = cc.unencoded_byte_array_data_bytes();
+    let rep = cc.repetition_level_histogram();
+    let def = cc.definition_level_histogram();
+    if ub.is_none() && rep.is_none() && def.is_none() {
+        return None;
+    }
+    let mut w = Writer::new();
+    w.struct_begin();
+    if let Some(v) = ub {
+        w.field_i64(1, v);
+    }
+    for (id, h) in [(2, rep), (3, def)] {
+        if let Some(h) = h {
+            w.field_list(id, FieldType::I64, h.values().len());
+            for &v in h.values() {
+                w.i64(v);
+            }
+        }
+    }
+    w.struct_end();
+    Some(w.into_bytes())
 }
 
 fn statistics(s: &Statistics) -> StatsInput {
@@ -438,9 +545,28 @@ fn column_index(ci: &ColumnIndexMetaData, at: u64) -> Result<ColumnIndexInput> {
         });
     }
     let boundary_order = ci.get_boundary_order().map_or(0, |b| b as u8);
+    fn hist<'c>(
+        n: usize,
+        at: u64,
+        get: impl Fn(usize) -> Option<&'c [i64]>,
+    ) -> Result<Option<Vec<u64>>> {
+        if n == 0 || get(0).is_none() {
+            return Ok(None);
+        }
+        let mut all = Vec::new();
+        for i in 0..n {
+            let h = get(i).ok_or(Error::new(ErrorKind::Mismatch, at))?;
+            for &v in h {
+                all.push(nonneg(v, at)?);
+            }
+        }
+        Ok(Some(all))
+    }
     Ok(ColumnIndexInput {
         boundary_order,
         pages,
+        repetition_level_histograms: hist(n, at, |i| ci.repetition_level_histogram(i))?,
+        definition_level_histograms: hist(n, at, |i| ci.definition_level_histogram(i))?,
     })
 }
 

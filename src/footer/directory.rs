@@ -32,7 +32,7 @@ pub struct ModuleLocation {
     pub length: u64,
 }
 
-/// Most claimed ranges: the root, six modules, their FILE pages and two page-index regions.
+/// Most claimed ranges: the root, seven modules, their FILE pages and two page-index regions.
 const MAX_RANGES: usize = 40;
 
 /// Fixed-capacity set of claimed byte ranges for the overlap check.

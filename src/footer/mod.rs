@@ -34,6 +34,7 @@
 //! ```
 
 mod directory;
+mod extras;
 mod page;
 mod page_index;
 mod schema;
@@ -43,14 +44,19 @@ mod view;
 #[cfg(feature = "parquet")]
 mod convert;
 #[cfg(feature = "alloc")]
+mod standard;
+#[cfg(feature = "alloc")]
 mod writer;
 
 #[cfg(feature = "parquet")]
 pub use convert::{convert, read_standard, standard_footer_range, synthetic_standard_file};
 pub use directory::ModuleLocation;
+pub use extras::{ChunkDetails, ChunkExtras, RowGroupInfo, RowGroups, SortingColumn};
 pub use page::{ArrayPage, EncodingHeader, MetadataPageHeader};
 pub use page_index::{ColumnIndex, DictionaryPages, OffsetIndex};
 pub use schema::{FileMetadata, Leaf, Leaves, Schema, SchemaElement, MAX_SCHEMA_DEPTH};
+#[cfg(feature = "alloc")]
+pub use standard::to_standard;
 pub use stats::{Bound, StatArrays, Statistics};
 pub use view::{ChunkPlacement, FooterOptions, Limits, ModularFooter, PlacementArrays};
 #[cfg(feature = "alloc")]
@@ -105,8 +111,12 @@ thrift_enum! {
         OffsetIndex = 3,
         /// Column index (ARRAY_PAGES, optional).
         ColumnIndex = 4,
-        /// Created-by and key/value metadata (THRIFT, optional).
+        /// Created-by, key/value metadata and the format version (THRIFT, optional).
         FileMetadata = 5,
+        /// The row groups' own fields (`parquet.RowGroup` without its columns: total byte
+        /// size, sorting columns, file offset, total compressed size, ordinal; THRIFT,
+        /// optional).
+        RowGroups = 6,
     }
 }
 
@@ -114,7 +124,7 @@ impl Module {
     /// The encoding this profile requires for the module.
     pub const fn required_encoding(self) -> ModuleEncoding {
         match self {
-            Module::Schema | Module::FileMetadata => ModuleEncoding::Thrift,
+            Module::Schema | Module::FileMetadata | Module::RowGroups => ModuleEncoding::Thrift,
             _ => ModuleEncoding::ArrayPages,
         }
     }
@@ -151,6 +161,18 @@ thrift_enum! {
         PhysicalType = 7,
         /// Whether every data page is dictionary-encoded.
         IsFullyDictionaryEncoded = 8,
+        /// The chunk's `encodings` as a bit set (bit e = parquet.Encoding e; optional).
+        Encodings = 9,
+        /// The chunk's raw Compact-Thrift `list<parquet.PageEncodingStats>` (optional).
+        EncodingStats = 10,
+        /// Absolute offset of the chunk's Bloom filter (optional).
+        BloomFilterOffset = 11,
+        /// Length of the chunk's Bloom filter (optional).
+        BloomFilterLength = 12,
+        /// `ColumnChunk.file_offset` where it is not 0 (optional).
+        ChunkFileOffset = 13,
+        /// The chunk's raw Compact-Thrift `parquet.SizeStatistics` struct (optional).
+        SizeStatistics = 14,
         /// Null counts.
         NullCount = 20,
         /// Min values (suffixes after the common prefix).
@@ -165,6 +187,8 @@ thrift_enum! {
         NanCount = 25,
         /// Common prefix of min and max.
         MinMaxPrefix = 26,
+        /// Distinct-value counts (ROW_GROUP_STATS only, optional).
+        DistinctCount = 27,
         /// Page offsets (offset index).
         PageOffset = 40,
         /// Compressed page sizes (offset index).
@@ -177,6 +201,12 @@ thrift_enum! {
         BoundaryOrder = 44,
         /// K + 1 absolute offsets of the per-chunk page groups.
         PageGroupOffset = 45,
+        /// Unencoded BYTE_ARRAY data bytes of each page (offset index, optional).
+        UnencodedByteArrayDataBytes = 46,
+        /// Repetition-level histograms of the pages, concatenated (column index, optional).
+        RepetitionLevelHistogram = 47,
+        /// Definition-level histograms of the pages, concatenated (column index, optional).
+        DefinitionLevelHistogram = 48,
     }
 }
 
@@ -229,10 +259,16 @@ pub(crate) const fn allowed_in_descriptor(module: Module, array: MetadataArray) 
                 | A::Codec
                 | A::PhysicalType
                 | A::IsFullyDictionaryEncoded
+                | A::Encodings
+                | A::EncodingStats
+                | A::BloomFilterOffset
+                | A::BloomFilterLength
+                | A::ChunkFileOffset
+                | A::SizeStatistics
         ),
-        Module::RowGroupStats => is_stat_array(array),
+        Module::RowGroupStats => is_stat_array(array) || matches!(array, A::DistinctCount),
         Module::OffsetIndex | Module::ColumnIndex => matches!(array, A::PageGroupOffset),
-        Module::Schema | Module::FileMetadata => false,
+        Module::Schema | Module::FileMetadata | Module::RowGroups => false,
     }
 }
 
@@ -255,11 +291,18 @@ pub(crate) const fn is_stat_array(array: MetadataArray) -> bool {
 pub const fn value_type_of(array: MetadataArray) -> ValueType {
     use MetadataArray as A;
     match array {
-        A::Codec | A::PhysicalType | A::CompressedPageSize | A::BoundaryOrder => ValueType::Uint32,
+        A::Codec
+        | A::PhysicalType
+        | A::CompressedPageSize
+        | A::BoundaryOrder
+        | A::Encodings
+        | A::BloomFilterLength => ValueType::Uint32,
         A::IsFullyDictionaryEncoded | A::MinIsExact | A::MaxIsExact | A::NullPage => {
             ValueType::Boolean
         }
-        A::MinValue | A::MaxValue | A::MinMaxPrefix => ValueType::ByteArray,
+        A::MinValue | A::MaxValue | A::MinMaxPrefix | A::EncodingStats | A::SizeStatistics => {
+            ValueType::ByteArray
+        }
         _ => ValueType::Uint64,
     }
 }

@@ -60,6 +60,8 @@ pub struct OffsetIndex<'a> {
     pub compressed_page_size: ArrayPage<'a>,
     /// FIRST_ROW_INDEX.
     pub first_row_index: ArrayPage<'a>,
+    /// UNENCODED_BYTE_ARRAY_DATA_BYTES over the pages, if recorded.
+    pub unencoded_byte_array_data_bytes: Option<ArrayPage<'a>>,
 }
 
 impl OffsetIndex<'_> {
@@ -93,6 +95,11 @@ pub struct ColumnIndex<'a> {
     pub null_pages: ArrayPage<'a>,
     /// The statistic arrays over page ordinals.
     pub stats: StatArrays<'a>,
+    /// REPETITION_LEVEL_HISTOGRAM: the pages' histograms concatenated (`len() * (L + 1)`
+    /// values), if recorded.
+    pub repetition_level_histograms: Option<ArrayPage<'a>>,
+    /// DEFINITION_LEVEL_HISTOGRAM, like `repetition_level_histograms`.
+    pub definition_level_histograms: Option<ArrayPage<'a>>,
 }
 
 impl<'a> ColumnIndex<'a> {
@@ -190,12 +197,13 @@ impl<'a> ModularFooter<'a> {
         let Some(pgo) = self.offset_index else {
             return Ok(None);
         };
-        let (mut po, mut cs, mut fr) = (None, None, None);
+        let (mut po, mut cs, mut fr, mut ub) = (None, None, None, None);
         let any = self.walk_group(Module::OffsetIndex, &pgo, k, |p| {
             match p.header().array {
                 MetadataArray::PageOffset => po = Some(p),
                 MetadataArray::CompressedPageSize => cs = Some(p),
                 MetadataArray::FirstRowIndex => fr = Some(p),
+                MetadataArray::UnencodedByteArrayDataBytes => ub = Some(p),
                 _ => return Err(Error::new(ErrorKind::InvalidValue, p.offset())),
             }
             if p.header().encoding != ArrayEncoding::BitPacked {
@@ -212,10 +220,19 @@ impl<'a> ModularFooter<'a> {
         if cs.len() != po.len() || fr.len() != po.len() {
             return Err(Error::new(ErrorKind::Mismatch, cs.offset()));
         }
+        if let Some(u) = &ub {
+            if u.len() != po.len() {
+                return Err(Error::new(ErrorKind::Mismatch, u.offset()));
+            }
+            if u.values().iter().any(|v| v > i64::MAX as u64) {
+                return Err(Error::new(ErrorKind::InvalidValue, u.payload_offset()));
+            }
+        }
         Ok(Some(OffsetIndex {
             page_offset: po,
             compressed_page_size: cs,
             first_row_index: fr,
+            unencoded_byte_array_data_bytes: ub,
         }))
     }
 
@@ -225,13 +242,24 @@ impl<'a> ModularFooter<'a> {
         let Some(pgo) = self.column_index else {
             return Ok(None);
         };
-        let (mut bo, mut np) = (None, None);
+        let (mut bo, mut np, mut rep, mut def) = (None, None, None, None);
         let mut stats = StatArrays::default();
         let any = self.walk_group(Module::ColumnIndex, &pgo, k, |p| {
             let a = p.header().array;
             match a {
                 MetadataArray::BoundaryOrder => bo = Some(p),
                 MetadataArray::NullPage => np = Some(p),
+                MetadataArray::RepetitionLevelHistogram
+                | MetadataArray::DefinitionLevelHistogram => {
+                    if p.is_sparse() {
+                        return Err(Error::new(ErrorKind::Mismatch, p.offset()));
+                    }
+                    if a == MetadataArray::RepetitionLevelHistogram {
+                        rep = Some(p);
+                    } else {
+                        def = Some(p);
+                    }
+                }
                 _ => match stats.slot_mut(a) {
                     Some(slot) => *slot = Some(p),
                     None => return Err(Error::new(ErrorKind::InvalidValue, p.offset())),
@@ -262,11 +290,23 @@ impl<'a> ModularFooter<'a> {
                 }
             }
         }
+        // A histogram holds L + 1 >= 1 values per page.
+        for h in [&rep, &def].into_iter().flatten() {
+            let (n, p) = (h.len(), np.len());
+            if (p == 0 && n != 0) || (p != 0 && (n == 0 || n % p != 0)) {
+                return Err(Error::new(ErrorKind::Mismatch, h.offset()));
+            }
+            if h.values().iter().any(|v| v > i64::MAX as u64) {
+                return Err(Error::new(ErrorKind::InvalidValue, h.payload_offset()));
+            }
+        }
         let boundary_order = bo.get(0)?.unwrap_or(0) as u8;
         Ok(Some(ColumnIndex {
             boundary_order,
             null_pages: np,
             stats,
+            repetition_level_histograms: rep,
+            definition_level_histograms: def,
         }))
     }
 }

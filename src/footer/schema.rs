@@ -346,7 +346,10 @@ impl<'a> Iterator for Leaves<'a> {
 pub struct FileMetadata<'a> {
     /// `created_by`, if present.
     pub created_by: Option<&'a [u8]>,
+    /// `FileMetaData.version` of the standard footer, if recorded.
+    pub version: Option<i32>,
     key_values: Option<(Reader<'a>, u32)>,
+    key_values_raw: Option<&'a [u8]>,
 }
 
 impl<'a> FileMetadata<'a> {
@@ -356,24 +359,35 @@ impl<'a> FileMetadata<'a> {
         let mut st = r.enter_struct()?;
         let mut out = FileMetadata {
             created_by: None,
+            version: None,
             key_values: None,
+            key_values_raw: None,
         };
         while let Some(f) = r.next_field(&mut st)? {
             match f.id {
                 1 => out.created_by = Some(r.field_binary(f)?),
                 2 => {
+                    let before = r;
                     let h = r.field_list(f, FieldType::Struct)?;
                     let start = r;
                     for _ in 0..h.len {
                         parse_key_value(&mut r)?;
                     }
                     out.key_values = Some((start, h.len));
+                    out.key_values_raw = before.rest().get(..r.index() - before.index());
                 }
+                3 => out.version = Some(r.field_i32(f)?),
                 _ => r.skip_field(f)?,
             }
         }
         r.expect_end()?;
         Ok(out)
+    }
+
+    /// The raw Compact-Thrift `list<parquet.KeyValue>` value (list header included), if
+    /// present.
+    pub fn key_values_raw(&self) -> Option<&'a [u8]> {
+        self.key_values_raw
     }
 
     /// The number of key/value entries.

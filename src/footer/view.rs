@@ -1,7 +1,7 @@
 //! [`ModularFooter`]: the validated view over a byte window that ends at the end of the file.
 //!
 //! [`ModularFooter::parse`] reads the trailer, the root, the module directory, every descriptor
-//! and the header of every FILE page (a fixed number: at most 9 + 7 + 1 + 1), and checks all
+//! and the header of every FILE page (a fixed number: at most 15 + 7 + 1 + 1), and checks all
 //! structural rules: counts, sums, unique module kinds, ranges inside the file and before the
 //! root, no overlaps, value types, domains, required arrays, exact lengths. This work does
 //! not grow with the number of columns (only the `row_group_num_rows` sum grows with the row
@@ -18,6 +18,7 @@
 //! per-chunk page indexes in `page_index`. It does no I/O and allocates nothing.
 
 use super::directory::{ModuleLocation, Ranges};
+use super::extras::ChunkExtras;
 use super::page::ArrayPage;
 use super::page_index::DictionaryPages;
 use super::schema::{FileMetadata, Schema};
@@ -118,7 +119,8 @@ pub struct ModularFooter<'a> {
     pub(super) num_rows: u64,
     /// Bytes of the `row_group_num_rows` list elements (varints), and the count.
     pub(super) rg_rows: (&'a [u8], u64),
-    pub(super) modules: [Option<ModuleLocation>; 6],
+    pub(super) modules: [Option<ModuleLocation>; 7],
+    pub(super) extras: ChunkExtras<'a>,
     pub(super) placement: Option<PlacementArrays<'a>>,
     pub(super) stats: Option<StatArrays<'a>>,
     pub(super) offset_index: Option<ArrayPage<'a>>,
@@ -203,7 +205,8 @@ impl<'a> ModularFooter<'a> {
             num_columns: 0,
             num_rows: 0,
             rg_rows: (&[], 0),
-            modules: [None; 6],
+            modules: [None; 7],
+            extras: ChunkExtras::default(),
             placement: None,
             stats: None,
             offset_index: None,
@@ -221,7 +224,7 @@ impl<'a> ModularFooter<'a> {
                 Module::OffsetIndex | Module::ColumnIndex => {
                     footer.open_page_index(loc, &mut ranges)?
                 }
-                Module::Schema | Module::FileMetadata => {}
+                Module::Schema | Module::FileMetadata | Module::RowGroups => {}
             }
         }
         ranges.check_disjoint()?;
@@ -273,14 +276,20 @@ impl<'a> ModularFooter<'a> {
 
     fn open_placement(&mut self, loc: ModuleLocation, ranges: &mut Ranges) -> Result<()> {
         let mut found: [Option<ArrayPage<'a>>; 9] = [None; 9];
+        let mut extras = ChunkExtras::default();
         self.for_each_page(loc, ranges, |p| {
             let i = p.header().array as usize;
             if let Some(slot) = found.get_mut(i) {
+                *slot = Some(p);
+            } else if let Some(slot) = extras.slot_mut(p.header().array) {
                 *slot = Some(p);
             }
             Ok(())
         })?;
         let k = u64::from(self.chunks());
+        extras.check_shape(k)?;
+        extras.distinct_count = self.extras.distinct_count;
+        self.extras = extras;
         let missing = Error::new(ErrorKind::ThriftMissingField, loc.offset);
         let [Some(dpo), Some(fdp), Some(dict), Some(tcs), Some(tus), Some(nv), Some(codec), Some(pt), Some(dict_enc)] =
             found
@@ -320,14 +329,18 @@ impl<'a> ModularFooter<'a> {
 
     fn open_stats(&mut self, loc: ModuleLocation, ranges: &mut Ranges) -> Result<()> {
         let mut stats = StatArrays::default();
+        let mut distinct = None;
         let k = u64::from(self.chunks());
         self.for_each_page(loc, ranges, |p| {
             Self::expect_domain(&p, k, false)?;
             if let Some(slot) = stats.slot_mut(p.header().array) {
                 *slot = Some(p);
+            } else if p.header().array == super::MetadataArray::DistinctCount {
+                distinct = Some(p);
             }
             Ok(())
         })?;
+        self.extras.distinct_count = distinct;
         stats.check_shape(loc.offset)?;
         self.stats = Some(stats);
         Ok(())
@@ -586,6 +599,7 @@ impl<'a> ModularFooter<'a> {
             return Err(Error::new(ErrorKind::Mismatch, schema.offset()));
         }
         self.file_metadata()?;
+        self.validate_extras()?;
         Ok(())
     }
 }

@@ -64,6 +64,11 @@ pub struct ColumnIndexInput {
     pub boundary_order: u8,
     /// Per-page entries.
     pub pages: Vec<PageStatsInput>,
+    /// The pages' repetition-level histograms, concatenated (`pages.len() * (max level + 1)`
+    /// values), if recorded.
+    pub repetition_level_histograms: Option<Vec<u64>>,
+    /// The pages' definition-level histograms, concatenated, if recorded.
+    pub definition_level_histograms: Option<Vec<u64>>,
 }
 
 /// Everything the footer records about one column chunk.
@@ -89,6 +94,24 @@ pub struct ChunkMeta {
     pub offset_index: Option<Vec<PageLocationInput>>,
     /// Column index.
     pub column_index: Option<ColumnIndexInput>,
+    /// The offset index's `unencoded_byte_array_data_bytes` (one per page), if recorded.
+    pub offset_index_unencoded_bytes: Option<Vec<u64>>,
+    /// The chunk's `encodings` as a bit set (bit e set: parquet.Encoding e is listed).
+    pub encodings: u32,
+    /// The raw Compact-Thrift value of the chunk's `list<parquet.PageEncodingStats>` (list
+    /// header included), if recorded.
+    pub encoding_stats: Option<Vec<u8>>,
+    /// Absolute offset of the chunk's Bloom filter.
+    pub bloom_filter_offset: Option<u64>,
+    /// Length of the chunk's Bloom filter.
+    pub bloom_filter_length: Option<u32>,
+    /// `ColumnChunk.file_offset` when it is not 0 (pyarrow, DuckDB and the `parquet` crate
+    /// write 0; the field is deprecated); `None` for 0.
+    pub file_offset: Option<u64>,
+    /// The raw Compact-Thrift `parquet.SizeStatistics` struct of the chunk, if recorded.
+    pub size_statistics: Option<Vec<u8>>,
+    /// `Statistics.distinct_count` of the chunk, if recorded.
+    pub distinct_count: Option<u64>,
 }
 
 /// The input of the writer.
@@ -110,6 +133,11 @@ pub struct FooterInput {
     pub created_by: Option<Vec<u8>>,
     /// The raw value of `list<parquet.KeyValue>`, if any.
     pub key_value_metadata: Option<Vec<u8>>,
+    /// `FileMetaData.version` of the standard footer, if known.
+    pub version: Option<i32>,
+    /// One raw Compact-Thrift `parquet.RowGroup` struct per row group without its `columns`
+    /// (field 1), or empty for no ROW_GROUPS module.
+    pub row_groups: Vec<Vec<u8>>,
 }
 
 impl FooterInput {
@@ -220,13 +248,32 @@ impl FooterInput {
             out.extend_from_slice(&page);
             pages.push((*array, at, page.len()));
         }
+        for (array, page) in self.optional_placement_pages()? {
+            let at = off(out.len());
+            out.extend_from_slice(&page);
+            pages.push((array, at, page.len()));
+        }
         write_descriptor(out, &mut dir, Module::Placement, &pages)?;
 
         // ROW_GROUP_STATS
         let stats: Vec<Option<&StatsInput>> = ch.iter().map(|m| m.statistics.as_ref()).collect();
-        if stats.iter().any(Option::is_some) {
+        let distinct: Vec<Option<u64>> = ch.iter().map(|m| m.distinct_count).collect();
+        let any_distinct = distinct.iter().any(Option::is_some);
+        if stats.iter().any(Option::is_some) || any_distinct {
             pages.clear();
-            for (array, page) in stat_pages(Module::RowGroupStats, &stats, None)? {
+            let mut arrays = stat_pages(Module::RowGroupStats, &stats, None)?;
+            if any_distinct {
+                let array = MetadataArray::DistinctCount;
+                let page = encode_page(
+                    Module::RowGroupStats,
+                    array,
+                    &Values::Ints(&distinct),
+                    None,
+                    false,
+                )?;
+                arrays.push((array, page));
+            }
+            for (array, page) in arrays {
                 let at = off(out.len());
                 out.extend_from_slice(&page);
                 pages.push((array, at, page.len()));
@@ -249,11 +296,21 @@ impl FooterInput {
                     .map(|p| Some(u64::from(p.compressed_size)))
                     .collect();
                 let fr: Vec<_> = locs.iter().map(|p| Some(p.first_row_index)).collect();
-                for (array, values) in [
+                let mut arrays = alloc::vec![
                     (MetadataArray::PageOffset, po),
                     (MetadataArray::CompressedPageSize, cs),
                     (MetadataArray::FirstRowIndex, fr),
-                ] {
+                ];
+                if let Some(ub) = &m.offset_index_unencoded_bytes {
+                    if ub.len() != locs.len() {
+                        return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
+                    }
+                    arrays.push((
+                        MetadataArray::UnencodedByteArrayDataBytes,
+                        ub.iter().map(|&v| Some(v)).collect(),
+                    ));
+                }
+                for (array, values) in arrays {
                     let page = encode_page(
                         Module::OffsetIndex,
                         array,
@@ -308,6 +365,27 @@ impl FooterInput {
                         true,
                     )?,
                 ));
+                for (array, hist) in [
+                    (
+                        MetadataArray::RepetitionLevelHistogram,
+                        &ci.repetition_level_histograms,
+                    ),
+                    (
+                        MetadataArray::DefinitionLevelHistogram,
+                        &ci.definition_level_histograms,
+                    ),
+                ] {
+                    let Some(h) = hist else { continue };
+                    let p = ci.pages.len();
+                    if (p == 0 && !h.is_empty()) || (p > 0 && (h.is_empty() || h.len() % p != 0)) {
+                        return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
+                    }
+                    let v: Vec<Option<u64>> = h.iter().map(|&x| Some(x)).collect();
+                    group.push((
+                        array,
+                        encode_page(Module::ColumnIndex, array, &Values::Ints(&v), ords, true)?,
+                    ));
+                }
                 for (_, page) in group {
                     out.extend_from_slice(&page);
                 }
@@ -317,7 +395,8 @@ impl FooterInput {
         }
 
         // FILE_METADATA
-        if self.created_by.is_some() || self.key_value_metadata.is_some() {
+        if self.created_by.is_some() || self.key_value_metadata.is_some() || self.version.is_some()
+        {
             let start = off(out.len());
             let mut w = Writer::new();
             w.struct_begin();
@@ -328,10 +407,35 @@ impl FooterInput {
                 w.field_begin(2, FieldType::List);
                 w.raw(kv);
             }
+            if let Some(v) = self.version {
+                w.field_i32(3, v);
+            }
             w.struct_end();
             out.extend_from_slice(w.as_bytes());
             dir.push((
                 Module::FileMetadata,
+                ModuleEncoding::Thrift,
+                start,
+                off(w.len()),
+            ));
+        }
+
+        // ROW_GROUPS
+        if !self.row_groups.is_empty() {
+            if self.row_groups.len() != g {
+                return Err(Error::at_item(ErrorKind::Mismatch, Location::Whole, 0));
+            }
+            let start = off(out.len());
+            let mut w = Writer::new();
+            w.struct_begin();
+            w.field_list(1, FieldType::Struct, g);
+            for rg in &self.row_groups {
+                w.raw(rg);
+            }
+            w.struct_end();
+            out.extend_from_slice(w.as_bytes());
+            dir.push((
+                Module::RowGroups,
                 ModuleEncoding::Thrift,
                 start,
                 off(w.len()),
@@ -368,6 +472,72 @@ impl FooterInput {
         out.extend_from_slice(&root_len.to_le_bytes());
         out.extend_from_slice(&MAGIC);
         Ok(())
+    }
+}
+
+impl FooterInput {
+    /// The optional PLACEMENT arrays (9..=14), each only when some chunk has a value.
+    fn optional_placement_pages(&self) -> Result<Vec<(MetadataArray, Vec<u8>)>> {
+        let ch = &self.chunks;
+        let mut pages = Vec::new();
+        let mut ints = |array: MetadataArray, v: Vec<Option<u64>>| -> Result<()> {
+            if v.iter().any(Option::is_some) {
+                let page = encode_page(Module::Placement, array, &Values::Ints(&v), None, false)?;
+                pages.push((array, page));
+            }
+            Ok(())
+        };
+        if ch.iter().any(|m| m.encodings != 0) {
+            ints(
+                MetadataArray::Encodings,
+                ch.iter().map(|m| Some(u64::from(m.encodings))).collect(),
+            )?;
+        }
+        let bytes_page = |array: MetadataArray,
+                          get: &dyn Fn(&ChunkMeta) -> Option<&[u8]>|
+         -> Result<Option<(MetadataArray, Vec<u8>)>> {
+            let v: Vec<Option<&[u8]>> = ch.iter().map(get).collect();
+            if v.iter().all(Option::is_none) {
+                return Ok(None);
+            }
+            let page = encode_page(Module::Placement, array, &Values::Bytes(&v), None, false)?;
+            Ok(Some((array, page)))
+        };
+        let encoding_stats = bytes_page(MetadataArray::EncodingStats, &|m| {
+            m.encoding_stats.as_deref()
+        })?;
+        let size_statistics = bytes_page(MetadataArray::SizeStatistics, &|m| {
+            m.size_statistics.as_deref()
+        })?;
+        let mut out: Vec<(MetadataArray, Vec<u8>)> = pages;
+        out.extend(encoding_stats);
+        let mut more = Vec::new();
+        for (array, v) in [
+            (
+                MetadataArray::BloomFilterOffset,
+                ch.iter().map(|m| m.bloom_filter_offset).collect::<Vec<_>>(),
+            ),
+            (
+                MetadataArray::BloomFilterLength,
+                ch.iter()
+                    .map(|m| m.bloom_filter_length.map(u64::from))
+                    .collect(),
+            ),
+            (
+                MetadataArray::ChunkFileOffset,
+                ch.iter().map(|m| m.file_offset).collect(),
+            ),
+        ] {
+            if v.iter().any(Option::is_some) {
+                more.push((
+                    array,
+                    encode_page(Module::Placement, array, &Values::Ints(&v), None, false)?,
+                ));
+            }
+        }
+        out.extend(more);
+        out.extend(size_statistics);
+        Ok(out)
     }
 }
 

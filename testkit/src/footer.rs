@@ -92,7 +92,12 @@ pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
                         }
                     })
                     .collect(),
+                ..ColumnIndexInput::default()
             }),
+            encodings: rng.below(1 << 10) as u32,
+            bloom_filter_offset: rng.percent(30).then_some(pos + 1),
+            bloom_filter_length: rng.percent(30).then_some(3),
+            ..ChunkMeta::default()
         };
         pos += 100;
     }

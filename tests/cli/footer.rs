@@ -91,7 +91,8 @@ fn convert_inspect_placement_and_errors() {
             "ROW_GROUP_STATS",
             "OFFSET_INDEX",
             "COLUMN_INDEX",
-            "FILE_METADATA"
+            "FILE_METADATA",
+            "ROW_GROUPS"
         ]
     );
 
@@ -180,4 +181,92 @@ fn convert_inspect_placement_and_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(input.parent().unwrap());
+}
+
+/// `footer convert --to-standard` round trip through the binary on a real pyarrow file, and
+/// the bad inputs of both directions: exit 2, an error saying what the file is and what to
+/// do, nothing written.
+#[test]
+fn convert_to_standard_and_bad_inputs() {
+    // Its own directory: the test above removes the shared one when it ends.
+    let dir = std::env::temp_dir().join(format!("lakecore-footer-rt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mine = |name: &str| dir.join(name);
+    let writers = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/footer/writers");
+    let original_path = writers.join("pyarrow_page_index.parquet");
+    let original = std::fs::read(&original_path).unwrap();
+    let modular = mine("rt-modular.parquet");
+    let back = mine("rt-back.parquet");
+    let run = |args: &[&std::ffi::OsStr]| {
+        bin()
+            .arg("footer")
+            .arg("convert")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        original_path.as_os_str(),
+        "-o".as_ref(),
+        modular.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&[
+        "--to-standard".as_ref(),
+        modular.as_os_str(),
+        "-o".as_ref(),
+        back.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back_bytes = std::fs::read(&back).unwrap();
+    // The same bytes as the library's conversion, whose equality the footer tests check.
+    let lib =
+        lakecore::footer::to_standard(&lakecore::footer::convert(&original).unwrap()).unwrap();
+    assert_eq!(back_bytes, lib);
+    let md = ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(back_bytes))
+        .unwrap();
+    assert_eq!(md.num_row_groups(), 4);
+
+    let nothing = mine("never-written.parquet");
+    let truncated = mine("truncated.parquet");
+    std::fs::write(&truncated, &original[..original.len() - 5]).unwrap();
+    let text = mine("notes.txt");
+    std::fs::write(&text, b"not parquet at all\n").unwrap();
+    let cases: Vec<(Vec<&std::ffi::OsStr>, &str)> = vec![
+        // Already modular.
+        (
+            vec![modular.as_os_str()],
+            "the bytes look like a Parquet file with a modular footer",
+        ),
+        // Already standard, given to --to-standard.
+        (
+            vec!["--to-standard".as_ref(), original_path.as_os_str()],
+            "the bytes look like a standard Parquet file (Thrift footer); convert it with",
+        ),
+        (vec![truncated.as_os_str()], "truncated"),
+        (
+            vec!["--to-standard".as_ref(), truncated.as_os_str()],
+            "truncated",
+        ),
+        (vec![text.as_os_str()], "the bytes look like"),
+    ];
+    for (args, want) in cases {
+        let mut all = args.clone();
+        all.extend(["-o".as_ref(), nothing.as_os_str()]);
+        let out = run(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!nothing.exists(), "{args:?} wrote its output");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,7 +3,7 @@
 
 use crate::util::outln;
 use crate::util::{read, refuse_output_over_input, write_atomic, CliResult, Failure};
-use lakecore::footer::{convert, ModularFooter, Module, ModuleEncoding};
+use lakecore::footer::{convert, to_standard, ModularFooter, Module, ModuleEncoding};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -16,13 +16,18 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Rewrite a standard Parquet file with a modular footer (data pages unchanged).
+    /// Rewrite a standard Parquet file with a modular footer (data pages unchanged), or with
+    /// `--to-standard` a modular-footer file back to a standard Parquet file.
     Convert {
-        /// The standard Parquet file.
+        /// The standard Parquet file (with `--to-standard`: the file with a modular footer).
         input: PathBuf,
         /// Where to write the converted file.
         #[arg(short, long)]
         output: PathBuf,
+        /// Convert a modular-footer file back to a standard Parquet file (page indexes and a
+        /// Thrift `FileMetaData` footer rebuilt, data pages and Bloom filters unchanged).
+        #[arg(long)]
+        to_standard: bool,
     },
     /// Print the root counts and the module directory.
     Inspect {
@@ -48,18 +53,60 @@ enum Command {
 /// The format the subcommand reads: standard Parquet for `convert`, modular for the others.
 pub fn expected_format(args: &Args) -> lakecore::sniff::Format {
     match args.command {
+        Command::Convert {
+            to_standard: true, ..
+        } => lakecore::sniff::Format::ModularParquet,
         Command::Convert { .. } => lakecore::sniff::Format::StandardParquet,
         _ => lakecore::sniff::Format::ModularParquet,
     }
 }
 
+/// The context of a `convert` error: the path, so the error line names what the file is and
+/// which command reads it (`util::Failure`: a modular file given to `convert`, a standard one
+/// given to `--to-standard`); for a file that starts like Parquet but has no footer magic at
+/// its end, the path plus that it looks truncated (the generic hint would only say "no format
+/// lakecore knows").
+fn convert_context(input: &std::path::Path, bytes: &[u8]) -> String {
+    let file = input.display();
+    if lakecore::sniff::sniff(bytes) == lakecore::sniff::Format::Unknown
+        && bytes.starts_with(b"PAR1")
+    {
+        return format!(
+            "{file}: starts like Parquet (PAR1) but ends in no footer magic ({} bytes): \
+             truncated or still being written? Convert the complete file",
+            bytes.len()
+        );
+    }
+    file.to_string()
+}
+
 /// Runs a `footer` subcommand.
 pub fn run(args: &Args) -> CliResult {
     match &args.command {
-        Command::Convert { input, output } => {
+        Command::Convert {
+            input,
+            output,
+            to_standard: true,
+        } => {
             refuse_output_over_input(output, &[input])?;
             let bytes = read(input)?;
-            let converted = convert(&bytes).map_err(|e| Failure::invalid(input.display(), e))?;
+            let standard = to_standard(&bytes)
+                .map_err(|e| Failure::invalid(convert_context(input, &bytes), e))?;
+            write_atomic(output, &standard)?;
+            outln!(
+                "{} -> {}: standard Parquet footer, {} bytes of metadata",
+                input.display(),
+                output.display(),
+                lakecore::footer::standard_footer_range(&standard)
+                    .map_or(0, |(start, _)| standard.len() - start)
+            );
+            Ok(())
+        }
+        Command::Convert { input, output, .. } => {
+            refuse_output_over_input(output, &[input])?;
+            let bytes = read(input)?;
+            let converted =
+                convert(&bytes).map_err(|e| Failure::invalid(convert_context(input, &bytes), e))?;
             write_atomic(output, &converted)?;
             let footer = ModularFooter::parse(&converted)
                 .map_err(|e| Failure::invalid(output.display(), e))?;
@@ -107,6 +154,7 @@ pub fn module_name(m: Module) -> &'static str {
         Module::OffsetIndex => "OFFSET_INDEX",
         Module::ColumnIndex => "COLUMN_INDEX",
         Module::FileMetadata => "FILE_METADATA",
+        Module::RowGroups => "ROW_GROUPS",
     }
 }
 
