@@ -42,6 +42,8 @@ mod view;
 
 #[cfg(feature = "parquet")]
 mod convert;
+#[cfg(feature = "encryption")]
+mod crypt;
 #[cfg(feature = "alloc")]
 mod writer;
 
@@ -57,6 +59,14 @@ pub use view::{ChunkPlacement, FooterOptions, Limits, ModularFooter, PlacementAr
 pub use writer::{
     encode_page, ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput,
     PageStatsInput, StatsInput, Values,
+};
+
+#[cfg(feature = "encryption")]
+pub use crypt::{
+    decrypt_module, encrypt_module, module_aad, AadModule, ColumnEncryption, CryptError,
+    CryptErrorKind, DecryptedColumnIndex, DecryptedStatistics, EncryptedColumn, EncryptionConfig,
+    KeyRetriever, ModuleError, StaticKeys, StatisticsEncryption, LENGTH_LEN, MAX_ORDINAL,
+    NONCE_LEN, STATISTICS_ENCRYPTION_MODULE, TAG_LEN,
 };
 
 /// The trailer magic of a file with a modular footer.

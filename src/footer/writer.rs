@@ -517,7 +517,7 @@ pub fn encode_page(
 }
 
 /// The statistic pages of a domain, in ascending array order.
-fn stat_pages(
+pub(super) fn stat_pages(
     module: Module,
     stats: &[Option<&StatsInput>],
     ords: Option<(u32, u32)>,
