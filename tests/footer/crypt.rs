@@ -497,3 +497,261 @@ fn framing_is_length_nonce_ciphertext_tag() {
     longer.push(0);
     assert!(decrypt_module(&key, b"aad", &longer).is_err());
 }
+
+/// The `parquet` crate's modular encryption as the oracle: a file it encrypts (footer key +
+/// a column key) and the same file unencrypted, written from the same data.
+mod parquet_oracle {
+    use super::{decrypt_module, encrypt_module, module_aad, AadModule};
+    use bytes::Bytes;
+    use lakecore::codec::thrift::{FieldType, Reader};
+    use parquet::column::writer::ColumnWriter;
+    use parquet::data_type::ByteArray;
+    use parquet::encryption::decrypt::FileDecryptionProperties;
+    use parquet::encryption::encrypt::FileEncryptionProperties;
+    use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+    use parquet::file::properties::{EnabledStatistics, WriterProperties};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use std::sync::Arc;
+
+    const FOOTER_KEY: &[u8] = b"0123456789012345";
+    const KEY_B: &[u8] = b"1234567890123450abcdefghijklmnop"; // AES-256
+    const PREFIX: &[u8] = b"table/part-0";
+
+    fn write(encrypt: bool) -> Vec<u8> {
+        let schema = Arc::new(
+            parse_message_type("message m { required int64 a; optional binary b (UTF8); }")
+                .unwrap(),
+        );
+        let mut props = WriterProperties::builder()
+            .set_statistics_enabled(EnabledStatistics::Page)
+            .set_data_page_row_count_limit(16)
+            .set_write_batch_size(8)
+            .set_created_by("lakecore crypt oracle".into());
+        if encrypt {
+            let enc = FileEncryptionProperties::builder(FOOTER_KEY.to_vec())
+                .with_column_key("b", KEY_B.to_vec())
+                .with_aad_prefix(PREFIX.to_vec())
+                .build()
+                .unwrap();
+            props = props.with_file_encryption_properties(enc);
+        }
+        let mut w = SerializedFileWriter::new(Vec::new(), schema, Arc::new(props.build())).unwrap();
+        for g in 0..3i64 {
+            let mut rg = w.next_row_group().unwrap();
+            while let Some(mut cw) = rg.next_column().unwrap() {
+                match cw.untyped() {
+                    ColumnWriter::Int64ColumnWriter(t) => {
+                        let v: Vec<i64> = (0..50).map(|i| g * 1000 + i * 7).collect();
+                        t.write_batch(&v, None, None).unwrap();
+                    }
+                    ColumnWriter::ByteArrayColumnWriter(t) => {
+                        let defs: Vec<i16> = (0..50).map(|i| i16::from(i % 4 != 0)).collect();
+                        let n = defs.iter().filter(|&&d| d == 1).count();
+                        let v: Vec<ByteArray> = (0..n)
+                            .map(|i| ByteArray::from(format!("v{g}-{:03}", i * 3).into_bytes()))
+                            .collect();
+                        t.write_batch(&v, Some(&defs), None).unwrap();
+                    }
+                    _ => unreachable!(),
+                }
+                cw.close().unwrap();
+            }
+            rg.close().unwrap();
+        }
+        w.into_inner().unwrap()
+    }
+
+    fn decryption() -> Arc<FileDecryptionProperties> {
+        FileDecryptionProperties::builder(FOOTER_KEY.to_vec())
+            .with_column_key("b", KEY_B.to_vec())
+            .with_aad_prefix(PREFIX.to_vec())
+            .build()
+            .unwrap()
+    }
+
+    fn read(file: &[u8], decrypt: bool) -> parquet::errors::Result<ParquetMetaData> {
+        let mut reader =
+            ParquetMetaDataReader::new().with_page_index_policy(PageIndexPolicy::Required);
+        if decrypt {
+            reader = reader.with_decryption_properties(Some(decryption()));
+        }
+        reader.parse_and_finish(&Bytes::copy_from_slice(file))
+    }
+
+    /// The file AAD (`aad_prefix ‖ aad_file_unique`) and the framed footer module of an
+    /// encrypted-footer file: `FileCryptoMetaData ‖ footer module ‖ len ‖ "PARE"`.
+    fn file_aad_and_footer(file: &[u8]) -> (Vec<u8>, &[u8]) {
+        assert_eq!(&file[file.len() - 4..], b"PARE");
+        let len = u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap());
+        let start = file.len() - 8 - len as usize;
+        let tail = &file[start..file.len() - 8];
+        let mut r = Reader::new(tail, start as u64);
+        let mut unique = None;
+        let mut st = r.enter_struct().unwrap();
+        while let Some(f) = r.next_field(&mut st).unwrap() {
+            if f.id != 1 {
+                r.skip_field(f).unwrap();
+                continue;
+            }
+            let mut alg = r.field_struct(f).unwrap(); // union EncryptionAlgorithm
+            while let Some(af) = r.next_field(&mut alg).unwrap() {
+                assert_eq!(af.id, 1, "AES_GCM_V1");
+                let mut gcm = r.field_struct(af).unwrap();
+                while let Some(gf) = r.next_field(&mut gcm).unwrap() {
+                    match gf.id {
+                        2 => unique = Some(r.field_binary(gf).unwrap().to_vec()),
+                        _ => r.skip_field(gf).unwrap(),
+                    }
+                }
+            }
+        }
+        let mut aad = PREFIX.to_vec(); // not stored: the reader supplies it
+        aad.extend_from_slice(&unique.unwrap());
+        (aad, &tail[r.index()..])
+    }
+
+    /// `row_groups[g].columns[c]` field `id` of a decrypted or plaintext FileMetaData.
+    fn column_chunk_field(meta: &[u8], g: usize, c: usize, id: i16) -> Vec<u8> {
+        let mut r = Reader::new(meta, 0);
+        let mut st = r.enter_struct().unwrap();
+        while let Some(f) = r.next_field(&mut st).unwrap() {
+            if f.id != 4 {
+                r.skip_field(f).unwrap();
+                continue;
+            }
+            let groups = r.field_list(f, FieldType::Struct).unwrap();
+            for gi in 0..groups.len as usize {
+                let mut rgs = r.enter_struct().unwrap();
+                if gi != g {
+                    while let Some(x) = r.next_field(&mut rgs).unwrap() {
+                        r.skip_field(x).unwrap();
+                    }
+                    continue;
+                }
+                while let Some(rf) = r.next_field(&mut rgs).unwrap() {
+                    if rf.id != 1 {
+                        r.skip_field(rf).unwrap();
+                        continue;
+                    }
+                    let cols = r.field_list(rf, FieldType::Struct).unwrap();
+                    for ci in 0..cols.len as usize {
+                        let mut cs = r.enter_struct().unwrap();
+                        while let Some(cf) = r.next_field(&mut cs).unwrap() {
+                            if ci == c && cf.id == id {
+                                return r.field_raw(cf).unwrap().to_vec();
+                            }
+                            r.skip_field(cf).unwrap();
+                        }
+                    }
+                }
+            }
+        }
+        panic!("row group {g} column {c} has no field {id}");
+    }
+
+    /// The top-level i64 fields of a ColumnMetaData struct.
+    fn i64_fields(meta: &[u8]) -> std::collections::HashMap<i16, i64> {
+        let mut r = Reader::new(meta, 0);
+        let mut st = r.enter_struct().unwrap();
+        let mut out = std::collections::HashMap::new();
+        while let Some(f) = r.next_field(&mut st).unwrap() {
+            if f.ty == FieldType::I64 {
+                out.insert(f.id, r.field_i64(f).unwrap());
+            } else {
+                r.skip_field(f).unwrap();
+            }
+        }
+        r.expect_end().unwrap();
+        out
+    }
+
+    #[test]
+    fn aad_and_framing_coincide_with_the_parquet_crate() {
+        let enc = write(true);
+        let plain = write(false);
+        let (file_aad, footer_module) = file_aad_and_footer(&enc);
+
+        // Footer module (type 0): decrypted with our framing and AAD, it is the FileMetaData
+        // the parquet crate decoded.
+        let aad = module_aad(&file_aad, AadModule::Footer, 0, 0).unwrap();
+        let footer_len = 4 + u32::from_le_bytes(footer_module[..4].try_into().unwrap()) as usize;
+        assert_eq!(footer_len, footer_module.len());
+        let meta = decrypt_module(FOOTER_KEY, &aad, footer_module).unwrap();
+        let wrong_prefix = module_aad(&file_aad[1..], AadModule::Footer, 0, 0).unwrap();
+        assert!(decrypt_module(FOOTER_KEY, &wrong_prefix, footer_module).is_err());
+
+        let enc_meta = read(&enc, true).unwrap();
+        let plain_meta = read(&plain, false).unwrap();
+        assert!(read(&enc, false).is_err(), "the oracle must need the keys");
+        let plain_len =
+            u32::from_le_bytes(plain[plain.len() - 8..plain.len() - 4].try_into().unwrap());
+        let plain_footer = &plain[plain.len() - 8 - plain_len as usize..plain.len() - 8];
+        let mut modules = 0;
+        for g in 0..3usize {
+            // ColumnMetaData module (type 1, what our statistics modules use): column b's
+            // metadata, under its own key, is the plaintext file's ColumnChunk.meta_data.
+            let framed = column_chunk_field(&meta, g, 1, 9); // encrypted_column_metadata
+            let mut r = Reader::new(&framed, 0);
+            let framed = r.binary().unwrap();
+            let aad = module_aad(&file_aad, AadModule::ColumnMetaData, g as u32, 1).unwrap();
+            let column_meta = decrypt_module(KEY_B, &aad, framed).unwrap();
+            // Equal to the plaintext file's but for the sizes and offsets (encrypted pages
+            // are longer), and to what the parquet crate decrypted itself.
+            let fields = i64_fields(&column_meta);
+            let plain_fields = i64_fields(&column_chunk_field(plain_footer, g, 1, 3));
+            let cc = enc_meta.row_group(g).column(1);
+            assert_eq!(fields[&5], cc.num_values());
+            assert_eq!(fields[&5], plain_fields[&5]);
+            assert_eq!(fields[&6], cc.uncompressed_size());
+            assert_eq!(fields[&7], cc.compressed_size());
+            assert_eq!(fields[&9], cc.data_page_offset());
+            let other_rg =
+                module_aad(&file_aad, AadModule::ColumnMetaData, g as u32 + 1, 1).unwrap();
+            assert!(decrypt_module(KEY_B, &other_rg, framed).is_err());
+
+            // ColumnIndex module (type 6): decrypts to the plaintext file's column index, and
+            // our re-encryption of that plaintext is accepted by the parquet crate.
+            let range = enc_meta
+                .row_group(g)
+                .column(1)
+                .column_index_range()
+                .unwrap();
+            let (a, b) = (range.start as usize, range.end as usize);
+            let prange = plain_meta
+                .row_group(g)
+                .column(1)
+                .column_index_range()
+                .unwrap();
+            let plain_ci = &plain[prange.start as usize..prange.end as usize];
+            let aad = module_aad(&file_aad, AadModule::ColumnIndex, g as u32, 1).unwrap();
+            assert_eq!(decrypt_module(KEY_B, &aad, &enc[a..b]).unwrap(), plain_ci);
+            let ours = encrypt_module(KEY_B, &aad, &[g as u8 + 1; 12], plain_ci).unwrap();
+            assert_eq!(ours.len(), b - a);
+            let mut spliced = enc.clone();
+            spliced[a..b].copy_from_slice(&ours);
+            assert_ne!(spliced, enc);
+            let reread = read(&spliced, true).unwrap();
+            assert_eq!(
+                format!(
+                    "{:?}",
+                    reread.page_index_for_row_group(g).column_index(1).unwrap()
+                ),
+                format!(
+                    "{:?}",
+                    enc_meta
+                        .page_index_for_row_group(g)
+                        .column_index(1)
+                        .unwrap()
+                )
+            );
+            // The same bytes under a wrong ordinal in the AAD: the parquet crate refuses them.
+            let wrong = module_aad(&file_aad, AadModule::ColumnIndex, g as u32, 0).unwrap();
+            let ours = encrypt_module(KEY_B, &wrong, &[7; 12], plain_ci).unwrap();
+            spliced[a..b].copy_from_slice(&ours);
+            assert!(read(&spliced, true).is_err());
+            modules += 3;
+        }
+        assert_eq!(modules, 9);
+    }
+}
