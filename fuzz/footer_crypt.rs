@@ -75,7 +75,7 @@ fn mutated_encrypted_footers_decrypt_to_the_original_or_fail() {
                         assert_eq!(d.plaintext(), want.unwrap().plaintext());
                         let _ = d
                             .column_index()
-                            .map(|ci| (0..ci.len()).map(|i| ci.page(i)).count());
+                            .map(|ci| (0..ci.len()).all(|i| ci.page(i).is_ok()));
                     }
                 }
             }
@@ -171,6 +171,6 @@ fn hostile_plaintext_under_a_valid_key_never_panics() {
             let ci = f.decrypt_column_index(0, 0, &keys()).unwrap().unwrap();
             let _ = ci
                 .column_index()
-                .map(|ci| (0..ci.len().min(64)).map(|i| ci.page(i)).count());
+                .map(|ci| (0..ci.len().min(64)).all(|i| ci.page(i).is_ok()));
         });
 }

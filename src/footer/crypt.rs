@@ -124,6 +124,8 @@ pub fn module_aad(
     Some(aad)
 }
 
+// One per module, on the stack for the length of one call: not worth a box.
+#[allow(clippy::large_enum_variant)]
 enum Cipher {
     Aes128(Aes128Gcm),
     Aes256(Aes256Gcm),
@@ -1055,14 +1057,12 @@ mod write {
             };
             let mut entries = Vec::with_capacity(cols.len());
             for (e, key) in cols.iter().zip(&keys) {
-                let mut offsets = [Vec::with_capacity(g + 1), Vec::with_capacity(g + 1)];
-                for (which, module) in [AadModule::ColumnMetaData, AadModule::ColumnIndex]
-                    .into_iter()
-                    .enumerate()
-                {
+                let mut lists = Vec::with_capacity(2);
+                for module in [AadModule::ColumnMetaData, AadModule::ColumnIndex] {
+                    let mut list = Vec::with_capacity(g + 1);
                     for rg in 0..g {
                         let k = e.column as usize * g + rg;
-                        offsets[which].push(off(out.len()));
+                        list.push(off(out.len()));
                         let chunk = self.chunks.get(k).ok_or(whole(ErrorKind::Mismatch))?;
                         let ords = (e.column, rg as u32);
                         let plain = if module == AadModule::ColumnIndex {
@@ -1077,9 +1077,10 @@ mod write {
                             .ok_or(whole(ErrorKind::LimitExceeded))?;
                         seal(out, key, &aad, &plain)?;
                     }
-                    offsets[which].push(off(out.len()));
+                    list.push(off(out.len()));
+                    lists.push(list);
                 }
-                entries.push((e, offsets));
+                entries.push((e, lists));
             }
 
             let i64_of = |v: u64| i64::try_from(v).map_err(|_| whole(ErrorKind::LimitExceeded));
@@ -1100,7 +1101,7 @@ mod write {
                 if e.key.is_some() {
                     w.field_binary(2, &e.key_metadata);
                 }
-                for (id, list) in [(3, &offsets[0]), (4, &offsets[1])] {
+                for (id, list) in (3..).zip(offsets) {
                     w.field_list(id, FieldType::I64, list.len());
                     for &v in list {
                         w.i64(i64_of(v)?);

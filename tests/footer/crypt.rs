@@ -22,7 +22,7 @@ const FOOTER_KEY: [u8; 16] = *b"0123456789012345";
 
 fn column_key(c: u32) -> Vec<u8> {
     // AES-256 for even columns, AES-128 for odd ones: both key sizes in every test.
-    let n = if c % 2 == 0 { 32 } else { 16 };
+    let n = if c.is_multiple_of(2) { 32 } else { 16 };
     (0..n)
         .map(|i| (i as u8).wrapping_mul(7) ^ c as u8)
         .collect()
@@ -42,7 +42,7 @@ fn config(protect: &[u32], prefix: Option<&[u8]>) -> EncryptionConfig {
             .iter()
             .enumerate()
             .map(|(i, &c)| {
-                if i % 2 == 1 {
+                if !i.is_multiple_of(2) {
                     ColumnEncryption::with_footer_key(c)
                 } else {
                     ColumnEncryption::with_key(c, column_key(c), key_metadata(c))
