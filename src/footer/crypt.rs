@@ -1,6 +1,6 @@
 //! Per-column statistics encryption (feature `encryption`): the STATISTICS_ENCRYPTION module,
 //! AES-GCM modules framed and bound to their place the way Parquet modular encryption does
-//! it, the [`KeyRetriever`] trait, the writer ([`FooterInput::write_encrypted`], with `std`)
+//! it, the [`KeyRetriever`] trait, the writer ([`FooterInput::write_encrypted`](crate::footer::FooterInput::write_encrypted), with `std`)
 //! and the reader ([`ModularFooter::decrypt_statistics`],
 //! [`ModularFooter::decrypt_column_index`]).
 //!
@@ -878,7 +878,7 @@ impl ColumnEncryption {
     }
 }
 
-/// Which columns [`FooterInput::write_encrypted`] protects, and with which keys.
+/// Which columns [`FooterInput::write_encrypted`](crate::footer::FooterInput::write_encrypted) protects, and with which keys.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EncryptionConfig {
     /// The footer key: the key of protected columns without their own (16 or 32 bytes).

@@ -18,6 +18,10 @@
 //! - `schema`: the THRIFT modules (schema elements, leaf paths, file metadata).
 //! - `writer` (`alloc`): builds a complete modular footer ([`FooterInput`]); `convert`
 //!   (feature `parquet`): from a standard Parquet file, read with the `parquet` crate.
+//! - `crypt` (feature `encryption`): per-column statistics encryption (AES-GCM modules
+//!   with Parquet's module AADs, located by the STATISTICS_ENCRYPTION module), the
+//!   [`KeyRetriever`] trait, [`FooterInput::write_encrypted`] (with `std`) and
+//!   [`ModularFooter::decrypt_statistics`] / [`ModularFooter::decrypt_column_index`].
 //!
 //! ```
 //! # #[cfg(feature = "alloc")] {
