@@ -49,7 +49,7 @@ pub fn read_key_file(path: &Path) -> Result<Vec<(String, Vec<u8>)>, Failure> {
 }
 
 fn parse_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())
