@@ -5,6 +5,8 @@
 //!   written without encryption (zero-copy).
 //! - `decrypt_chunk_statistics/40x8`: `decrypt_statistics(c, g, &keys)` + `statistics()` of
 //!   every chunk of the same input with every column protected (AES-256-GCM).
+//! - `decrypt_column_statistics/40x8`: the same, each column looked up once
+//!   (`statistics_encryption().columns()` + `decrypt_column_statistics`).
 //! - `decrypt_module_only/40x8`: only the AES-GCM opening of the same statistics modules
 //!   (keys and AADs prepared), to split crypto from lookup and parsing.
 //! - `decrypt_column_index/40x8`: `decrypt_column_index` + `column_index()` of every chunk.
@@ -82,6 +84,23 @@ fn bench(c: &mut Criterion) {
             for col in 0..C {
                 for rg in 0..G {
                     if let Some(d) = f.decrypt_statistics(col, rg, &keys).unwrap() {
+                        let s = d.statistics().unwrap();
+                        n += s.null_count.unwrap_or(0) + s.min.map_or(0, |m| m.len() as u64);
+                    }
+                }
+            }
+            black_box(n)
+        });
+    });
+    g.bench_function(format!("decrypt_column_statistics/{id}"), |b| {
+        let f = ModularFooter::parse(&enc).unwrap();
+        b.iter(|| {
+            let mut n = 0u64;
+            let e = f.statistics_encryption().unwrap().unwrap();
+            for col in e.columns() {
+                let col = col.unwrap();
+                for rg in 0..G {
+                    if let Some(d) = f.decrypt_column_statistics(&e, &col, rg, &keys).unwrap() {
                         let s = d.statistics().unwrap();
                         n += s.null_count.unwrap_or(0) + s.min.map_or(0, |m| m.len() as u64);
                     }

@@ -819,6 +819,51 @@ impl<'a> ModularFooter<'a> {
         let Some(col) = enc.encrypted_column(column).map_err(malformed)? else {
             return Ok(None);
         };
+        self.decrypt_resolved(&enc, &col, row_group, keys, module)
+    }
+
+    /// Decrypts row group `row_group`'s statistics of a protected column already looked up
+    /// (`enc` from [`statistics_encryption`](Self::statistics_encryption), `col` from its
+    /// [`encrypted_column`](StatisticsEncryption::encrypted_column)): the lookup is done once
+    /// per column instead of once per chunk, as in
+    /// [`decrypt_statistics`](Self::decrypt_statistics).
+    pub fn decrypt_column_statistics(
+        &self,
+        enc: &StatisticsEncryption<'a>,
+        col: &EncryptedColumn<'a>,
+        row_group: u32,
+        keys: &dyn KeyRetriever,
+    ) -> core::result::Result<Option<DecryptedStatistics>, CryptError> {
+        let (column, module) = (col.column, AadModule::ColumnMetaData);
+        Ok(self
+            .decrypt_resolved(enc, col, row_group, keys, module)?
+            .map(|(plaintext, offset)| DecryptedStatistics {
+                plaintext,
+                offset,
+                column,
+                row_group,
+                limits: self.limits,
+            }))
+    }
+
+    fn decrypt_resolved(
+        &self,
+        enc: &StatisticsEncryption<'a>,
+        col: &EncryptedColumn<'a>,
+        row_group: u32,
+        keys: &dyn KeyRetriever,
+        module: AadModule,
+    ) -> core::result::Result<Option<(Vec<u8>, u64)>, CryptError> {
+        let column = col.column;
+        let err = |offset: u64, kind: CryptErrorKind| CryptError {
+            column,
+            row_group: Some(row_group),
+            module,
+            offset,
+            kind,
+        };
+        let malformed = |e: Error| err(e.offset, CryptErrorKind::Malformed(e));
+        self.chunk_index(column, row_group).map_err(malformed)?;
         let (a, b) = match module {
             AadModule::ColumnIndex => col.column_index_range(row_group),
             _ => col.statistics_range(row_group),

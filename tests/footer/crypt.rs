@@ -139,6 +139,13 @@ fn check_decrypted(
                 continue;
             }
             let got = footer.decrypt_statistics(c, rg, keys).unwrap();
+            // The same through a column looked up once.
+            let enc = footer.statistics_encryption().unwrap().unwrap();
+            let col = enc.encrypted_column(c).unwrap().unwrap();
+            let resolved = footer
+                .decrypt_column_statistics(&enc, &col, rg, keys)
+                .unwrap();
+            assert_eq!(resolved, got);
             let want_stats = want
                 .statistics
                 .clone()
