@@ -11,11 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
 jobs=${2:-2}
-features="std simd expose-kernels"
+features="std simd expose-kernels encryption"
 harnesses=(
   sidecar_arbitrary_bytes sidecar_resealed_golden_mutations
   view_raw_bytes view_mutated_files nested_payloads nested_payloads_round_trip merge_matches_model
   arbitrary_pages_and_windows_never_panic generated_footers_round_trip_and_mutations_never_panic
+  arbitrary_modules_never_authenticate mutated_encrypted_footers_decrypt_to_the_original_or_fail
+  hostile_plaintext_under_a_valid_key_never_panics
   avro_arbitrary_bytes avro_mutated_real_manifests avro_schema_arbitrary_json_and_datums
   avro_schema_mutated_json_and_datums avro_manifest_decoders_mutated
   table_json_arbitrary_bytes table_json_mutated_fields

@@ -18,6 +18,10 @@
 //! - `schema`: the THRIFT modules (schema elements, leaf paths, file metadata).
 //! - `writer` (`alloc`): builds a complete modular footer ([`FooterInput`]); `convert`
 //!   (feature `parquet`): from a standard Parquet file, read with the `parquet` crate.
+//! - `crypt` (feature `encryption`): per-column statistics encryption (AES-GCM modules
+//!   with Parquet's module AADs, located by the STATISTICS_ENCRYPTION module), the
+//!   [`KeyRetriever`] trait, [`FooterInput::write_encrypted`] (with `std`) and
+//!   [`ModularFooter::decrypt_statistics`] / [`ModularFooter::decrypt_column_index`].
 //!
 //! ```
 //! # #[cfg(feature = "alloc")] {
@@ -43,6 +47,8 @@ mod view;
 
 #[cfg(feature = "parquet")]
 mod convert;
+#[cfg(feature = "encryption")]
+mod crypt;
 #[cfg(feature = "alloc")]
 mod standard;
 #[cfg(feature = "alloc")]
@@ -63,6 +69,14 @@ pub use view::{ChunkPlacement, FooterOptions, Limits, ModularFooter, PlacementAr
 pub use writer::{
     encode_page, ChunkMeta, ColumnIndexInput, FooterInput, MinMax, PageLocationInput,
     PageStatsInput, StatsInput, Values,
+};
+
+#[cfg(feature = "encryption")]
+pub use crypt::{
+    decrypt_module, encrypt_module, module_aad, AadModule, ColumnEncryption, CryptError,
+    CryptErrorKind, DecryptedColumnIndex, DecryptedStatistics, EncryptedColumn, EncryptionConfig,
+    KeyRetriever, ModuleError, StaticKeys, StatisticsEncryption, LENGTH_LEN, MAX_ORDINAL,
+    NONCE_LEN, STATISTICS_ENCRYPTION_MODULE, TAG_LEN,
 };
 
 /// The trailer magic of a file with a modular footer.

@@ -331,61 +331,7 @@ impl FooterInput {
             for (i, m) in ch.iter().enumerate() {
                 pgo.push(Some(off(out.len())));
                 let Some(ci) = &m.column_index else { continue };
-                let ords = Some(ordinals(i, g));
-                for p in &ci.pages {
-                    if p.null_page && p.stats.min_max.is_some() {
-                        return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
-                    }
-                }
-                let ps: Vec<Option<&StatsInput>> =
-                    ci.pages.iter().map(|p| Some(&p.stats)).collect();
-                let mut group = stat_pages(Module::ColumnIndex, &ps, ords)?;
-                let np: Vec<_> = ci
-                    .pages
-                    .iter()
-                    .map(|p| Some(u64::from(p.null_page)))
-                    .collect();
-                group.push((
-                    MetadataArray::NullPage,
-                    encode_page(
-                        Module::ColumnIndex,
-                        MetadataArray::NullPage,
-                        &Values::Ints(&np),
-                        ords,
-                        true,
-                    )?,
-                ));
-                group.push((
-                    MetadataArray::BoundaryOrder,
-                    encode_page(
-                        Module::ColumnIndex,
-                        MetadataArray::BoundaryOrder,
-                        &Values::Ints(&[Some(u64::from(ci.boundary_order))]),
-                        ords,
-                        true,
-                    )?,
-                ));
-                for (array, hist) in [
-                    (
-                        MetadataArray::RepetitionLevelHistogram,
-                        &ci.repetition_level_histograms,
-                    ),
-                    (
-                        MetadataArray::DefinitionLevelHistogram,
-                        &ci.definition_level_histograms,
-                    ),
-                ] {
-                    let Some(h) = hist else { continue };
-                    let p = ci.pages.len();
-                    if (p == 0 && !h.is_empty()) || (p > 0 && (h.is_empty() || h.len() % p != 0)) {
-                        return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
-                    }
-                    let v: Vec<Option<u64>> = h.iter().map(|&x| Some(x)).collect();
-                    group.push((
-                        array,
-                        encode_page(Module::ColumnIndex, array, &Values::Ints(&v), ords, true)?,
-                    ));
-                }
+                let group = column_index_group(ci, Some(ordinals(i, g)), i)?;
                 for (_, page) in group {
                     out.extend_from_slice(&page);
                 }
@@ -686,8 +632,72 @@ pub fn encode_page(
     Ok(page)
 }
 
+/// The pages of one chunk's COLUMN_INDEX group, in array order: the statistics, NULL_PAGE,
+/// BOUNDARY_ORDER and the level histograms (shared with the encrypting writer, which seals
+/// the same group). `i` is the chunk's index, for errors.
+pub(super) fn column_index_group(
+    ci: &ColumnIndexInput,
+    ords: Option<(u32, u32)>,
+    i: usize,
+) -> Result<Vec<(MetadataArray, Vec<u8>)>> {
+    for p in &ci.pages {
+        if p.null_page && p.stats.min_max.is_some() {
+            return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
+        }
+    }
+    let ps: Vec<Option<&StatsInput>> = ci.pages.iter().map(|p| Some(&p.stats)).collect();
+    let mut group = stat_pages(Module::ColumnIndex, &ps, ords)?;
+    let np: Vec<_> = ci
+        .pages
+        .iter()
+        .map(|p| Some(u64::from(p.null_page)))
+        .collect();
+    group.push((
+        MetadataArray::NullPage,
+        encode_page(
+            Module::ColumnIndex,
+            MetadataArray::NullPage,
+            &Values::Ints(&np),
+            ords,
+            true,
+        )?,
+    ));
+    group.push((
+        MetadataArray::BoundaryOrder,
+        encode_page(
+            Module::ColumnIndex,
+            MetadataArray::BoundaryOrder,
+            &Values::Ints(&[Some(u64::from(ci.boundary_order))]),
+            ords,
+            true,
+        )?,
+    ));
+    for (array, hist) in [
+        (
+            MetadataArray::RepetitionLevelHistogram,
+            &ci.repetition_level_histograms,
+        ),
+        (
+            MetadataArray::DefinitionLevelHistogram,
+            &ci.definition_level_histograms,
+        ),
+    ] {
+        let Some(h) = hist else { continue };
+        let p = ci.pages.len();
+        if (p == 0 && !h.is_empty()) || (p > 0 && (h.is_empty() || h.len() % p != 0)) {
+            return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
+        }
+        let v: Vec<Option<u64>> = h.iter().map(|&x| Some(x)).collect();
+        group.push((
+            array,
+            encode_page(Module::ColumnIndex, array, &Values::Ints(&v), ords, true)?,
+        ));
+    }
+    Ok(group)
+}
+
 /// The statistic pages of a domain, in ascending array order.
-fn stat_pages(
+pub(super) fn stat_pages(
     module: Module,
     stats: &[Option<&StatsInput>],
     ords: Option<(u32, u32)>,

@@ -3,6 +3,7 @@
 
 mod blob;
 mod footer;
+mod footer_crypt;
 mod hardening;
 mod scan;
 mod sidecar;

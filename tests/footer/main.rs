@@ -2,6 +2,7 @@
 //! compact codec against an independent encoder, and the footer view.
 
 mod convert;
+mod crypt;
 mod lossless;
 mod pages;
 mod thrift;

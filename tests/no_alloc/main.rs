@@ -10,5 +10,6 @@ static GLOBAL: CountingAlloc = CountingAlloc;
 mod blob;
 mod codecs;
 mod footer;
+mod footer_crypt;
 mod manifest;
 mod sidecar;

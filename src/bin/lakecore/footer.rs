@@ -1,6 +1,7 @@
 //! `lakecore footer`: convert standard Parquet footers to modular footers, inspect them, and
 //! read one column's placement.
 
+use crate::footer_crypt;
 use crate::util::outln;
 use crate::util::{read, refuse_output_over_input, write_atomic, CliResult, Failure};
 use lakecore::footer::{convert, to_standard, ModularFooter, Module, ModuleEncoding};
@@ -26,16 +27,28 @@ enum Command {
         output: PathBuf,
         /// Convert a modular-footer file back to a standard Parquet file (page indexes and a
         /// Thrift `FileMetaData` footer rebuilt, data pages and Bloom filters unchanged).
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["encrypt_columns", "key_file"])]
         to_standard: bool,
+        /// Encrypt the statistics and column indexes of these columns (leaf names, dotted,
+        /// or indexes; needs --key-file).
+        #[arg(long, value_delimiter = ',', requires = "key_file")]
+        encrypt_columns: Vec<String>,
+        /// Keys for --encrypt-columns: `ID=HEX` per line; a column uses the key named like
+        /// it, else the key `footer`.
+        #[arg(long)]
+        key_file: Option<PathBuf>,
     },
     /// Print the root counts and the module directory.
     Inspect {
         /// A file with a modular footer.
         file: PathBuf,
         /// Print JSON.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "key_file")]
         json: bool,
+        /// Decrypt and print the statistics of encrypted columns with these keys (`ID=HEX`
+        /// per line; text output).
+        #[arg(long)]
+        key_file: Option<PathBuf>,
     },
     /// Print the placement of one column in every row group.
     Placement {
@@ -87,6 +100,7 @@ pub fn run(args: &Args) -> CliResult {
             input,
             output,
             to_standard: true,
+            ..
         } => {
             refuse_output_over_input(output, &[input])?;
             let bytes = read(input)?;
@@ -102,11 +116,22 @@ pub fn run(args: &Args) -> CliResult {
             );
             Ok(())
         }
-        Command::Convert { input, output, .. } => {
+        Command::Convert {
+            input,
+            output,
+            encrypt_columns,
+            key_file,
+            ..
+        } => {
             refuse_output_over_input(output, &[input])?;
             let bytes = read(input)?;
-            let converted =
-                convert(&bytes).map_err(|e| Failure::invalid(convert_context(input, &bytes), e))?;
+            let converted = match key_file {
+                Some(keys) if !encrypt_columns.is_empty() => {
+                    footer_crypt::convert_encrypted(input, &bytes, encrypt_columns, keys)?
+                }
+                _ => convert(&bytes)
+                    .map_err(|e| Failure::invalid(convert_context(input, &bytes), e))?,
+            };
             write_atomic(output, &converted)?;
             let footer = ModularFooter::parse(&converted)
                 .map_err(|e| Failure::invalid(output.display(), e))?;
@@ -120,11 +145,19 @@ pub fn run(args: &Args) -> CliResult {
             );
             Ok(())
         }
-        Command::Inspect { file, json } => {
+        Command::Inspect {
+            file,
+            json,
+            key_file,
+        } => {
             let bytes = read(file)?;
             let f =
                 ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
+            let encryption = footer_crypt::inspect_encryption(file, &f, key_file.as_deref())?;
             outln!("{}", inspect(&f, *json));
+            if !*json && !encryption.is_empty() {
+                outln!("{encryption}");
+            }
             Ok(())
         }
         Command::Placement { file, column, json } => {

@@ -8,6 +8,7 @@
 mod blob;
 mod demo;
 mod footer;
+mod footer_crypt;
 mod scan;
 mod sidecar;
 mod util;
