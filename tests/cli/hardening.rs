@@ -463,14 +463,20 @@ fn sidecar_select_takes_partition_values_typed_by_the_schema() {
     // dictionary tuple (the sidecar's one block holds both partitions).
     assert_eq!(select(&side, &[]), 1);
     assert_eq!(select(&side, &["--where", "hr = 7"]), 1);
-    assert_eq!(select(&side, &["--where", "hr >= 8 AND dt = '2024-01-02'"]), 1);
+    assert_eq!(
+        select(&side, &["--where", "hr >= 8 AND dt = '2024-01-02'"]),
+        1
+    );
     assert_eq!(select(&side, &["--where", "hr > 8"]), 0);
     assert_eq!(select(&side, &["--where", "hr IN (1, 2)"]), 0);
     assert_eq!(select(&side, &["--where", "hr = 9 OR dt = 2024-01-02"]), 1);
     assert_eq!(select(&side, &["--where", "dt < '2024-01-02'"]), 0);
     assert_eq!(select(&side, &["--where", "hr IS NULL"]), 0);
     assert_eq!(select(&side, &["--where", "hr = 7 AND hr = 8"]), 0);
-    assert_eq!(select(&side, &["--where", "hr = 7", "--partition", "hr=8"]), 0);
+    assert_eq!(
+        select(&side, &["--where", "hr = 7", "--partition", "hr=8"]),
+        0
+    );
     for (w, says) in [
         ("v = 1", "not a partition key"),
         ("hr = x", "not a valid INT"),
