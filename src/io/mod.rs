@@ -27,6 +27,14 @@ use std::sync::Mutex;
 
 pub use memmap2::Mmap;
 
+mod storage;
+pub use storage::{coalesce_with_gap, LocalFs, RangeTuning, Storage, Stored};
+
+#[cfg(feature = "object-store")]
+pub mod object;
+#[cfg(feature = "object-store")]
+pub use object::ObjectStorage;
+
 /// Files up to this many bytes are read into memory by [`map_file`] instead of mapped.
 ///
 /// Paimon manifests, manifest lists and sidecars are far smaller (manifests target 8 MiB), so
