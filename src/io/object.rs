@@ -47,11 +47,12 @@ pub struct ObjectStorage {
 /// requests itself; a body cut short after the headers is not a failed request to it).
 const BODY_ATTEMPTS: u32 = 3;
 
-fn other(url: &str, e: impl core::fmt::Display) -> io::Error {
-    io::Error::other(alloc::format!("{url}: {e}"))
+// The errors do not repeat the URL: the planner's and the CLI's errors name it already.
+fn other(e: impl core::fmt::Display) -> io::Error {
+    io::Error::other(e.to_string())
 }
 
-fn to_io(url: &str, e: object_store::Error) -> io::Error {
+fn to_io(e: object_store::Error) -> io::Error {
     use object_store::Error as E;
     let kind = match &e {
         E::NotFound { .. } => io::ErrorKind::NotFound,
@@ -59,7 +60,7 @@ fn to_io(url: &str, e: object_store::Error) -> io::Error {
         E::InvalidPath { .. } => io::ErrorKind::InvalidInput,
         _ => io::ErrorKind::Other,
     };
-    io::Error::new(kind, alloc::format!("{url}: {e}"))
+    io::Error::new(kind, e.to_string())
 }
 
 /// Whether an error is worth a new GET (a broken body or connection), not a final answer.
@@ -130,7 +131,7 @@ impl ObjectStorage {
                 Arc::new(
                     b.with_retry(retry_config())
                         .build()
-                        .map_err(|e| other(url, e))?,
+                        .map_err(other)?,
                 )
             }
             "gs" => {
@@ -141,7 +142,7 @@ impl ObjectStorage {
                 Arc::new(
                     b.with_retry(retry_config())
                         .build()
-                        .map_err(|e| other(url, e))?,
+                        .map_err(other)?,
                 )
             }
             "az" | "azure" | "abfs" | "abfss" | "adl" => {
@@ -152,7 +153,7 @@ impl ObjectStorage {
                 Arc::new(
                     b.with_retry(retry_config())
                         .build()
-                        .map_err(|e| other(url, e))?,
+                        .map_err(other)?,
                 )
             }
             "file" => {
@@ -179,7 +180,7 @@ impl ObjectStorage {
             .thread_name("lakecore-io")
             .enable_all()
             .build()
-            .map_err(|e| other(url, e))?;
+            .map_err(other)?;
         let storage = ObjectStorage {
             store,
             base,
@@ -197,7 +198,7 @@ impl ObjectStorage {
     }
 
     /// The object path of `path` (a URL under this store's base).
-    fn object(&self, path: &Path) -> io::Result<(String, ObjectPath)> {
+    fn object(&self, path: &Path) -> io::Result<ObjectPath> {
         let url = path.to_str().ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "a URL must be valid UTF-8")
         })?;
@@ -210,23 +211,22 @@ impl ObjectStorage {
         let object = ObjectPath::parse(rest.trim_start_matches('/')).map_err(|e| {
             io::Error::new(io::ErrorKind::InvalidInput, alloc::format!("{url}: {e}"))
         })?;
-        Ok((url.to_string(), object))
+        Ok(object)
     }
 
     /// Writes `bytes` to the object at `path` (for tests and tools that fill a
     /// `memory://` store; the planner never writes).
     pub fn put(&self, path: &Path, bytes: Vec<u8>) -> io::Result<()> {
-        let (url, object) = self.object(path)?;
+        let object = self.object(path)?;
         self.runtime
             .block_on(self.store.put(&object, bytes.into()))
             .map(|_| ())
-            .map_err(|e| to_io(&url, e))
+            .map_err(to_io)
     }
 
     /// One GET of `range` (whole object when `None`), issued again when its body breaks off.
     async fn get(
         store: &dyn ObjectStore,
-        url: &str,
         object: &ObjectPath,
         range: Option<(u64, u64)>,
     ) -> io::Result<bytes::Bytes> {
@@ -252,7 +252,7 @@ impl ObjectStorage {
                             return Err(io::Error::new(
                                 io::ErrorKind::UnexpectedEof,
                                 alloc::format!(
-                                    "{url}: asked for {length} bytes at offset {offset}, got {}",
+                                    "asked for {length} bytes at offset {offset}, got {}",
                                     b.len()
                                 ),
                             ));
@@ -263,7 +263,7 @@ impl ObjectStorage {
                 Err(e) if attempt < BODY_ATTEMPTS && retryable(&e) => {
                     tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
                 }
-                Err(e) => return Err(to_io(url, e)),
+                Err(e) => return Err(to_io(e)),
             }
         }
     }
@@ -271,18 +271,18 @@ impl ObjectStorage {
 
 impl Storage for ObjectStorage {
     fn read(&self, path: &Path) -> io::Result<Stored> {
-        let (url, object) = self.object(path)?;
+        let object = self.object(path)?;
         let bytes = self
             .runtime
-            .block_on(Self::get(&*self.store, &url, &object, None))?;
+            .block_on(Self::get(&*self.store, &object, None))?;
         Ok(Stored::Bytes(bytes))
     }
 
     fn read_ranges(&self, path: &Path, ranges: &[(u64, u64)]) -> io::Result<Vec<Stored>> {
-        let (url, object) = self.object(path)?;
-        let (store, url, object) = (&*self.store, url.as_str(), &object);
+        let object = self.object(path)?;
+        let (store, object) = (&*self.store, &object);
         let fetch = futures::stream::iter(ranges.iter().copied())
-            .map(|r| Self::get(store, url, object, Some(r)))
+            .map(|r| Self::get(store, object, Some(r)))
             .buffered(self.tuning.max_fan_out.max(1))
             .map_ok(Stored::Bytes)
             .try_collect::<Vec<_>>();
@@ -290,20 +290,20 @@ impl Storage for ObjectStorage {
     }
 
     fn size(&self, path: &Path) -> io::Result<u64> {
-        let (url, object) = self.object(path)?;
+        let object = self.object(path)?;
         let meta = self
             .runtime
             .block_on(self.store.head(&object))
-            .map_err(|e| to_io(&url, e))?;
+            .map_err(to_io)?;
         Ok(meta.size)
     }
 
     fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
-        let (url, object) = self.object(dir)?;
+        let object = self.object(dir)?;
         let listing = self
             .runtime
             .block_on(self.store.list_with_delimiter(Some(&object)))
-            .map_err(|e| to_io(&url, e))?;
+            .map_err(to_io)?;
         let mut out: Vec<String> = listing
             .objects
             .iter()
@@ -318,7 +318,7 @@ impl Storage for ObjectStorage {
         if out.is_empty() {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
-                alloc::format!("{url}: no objects under this prefix"),
+                "no objects under this prefix",
             ));
         }
         Ok(out)
