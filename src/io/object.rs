@@ -128,33 +128,21 @@ impl ObjectStorage {
                 for (k, v) in options {
                     b = b.with_config(k.parse().map_err(|e| bad_option(url, k, e))?, *v);
                 }
-                Arc::new(
-                    b.with_retry(retry_config())
-                        .build()
-                        .map_err(other)?,
-                )
+                Arc::new(b.with_retry(retry_config()).build().map_err(other)?)
             }
             "gs" => {
                 let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
                 for (k, v) in options {
                     b = b.with_config(k.parse().map_err(|e| bad_option(url, k, e))?, *v);
                 }
-                Arc::new(
-                    b.with_retry(retry_config())
-                        .build()
-                        .map_err(other)?,
-                )
+                Arc::new(b.with_retry(retry_config()).build().map_err(other)?)
             }
             "az" | "azure" | "abfs" | "abfss" | "adl" => {
                 let mut b = object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
                 for (k, v) in options {
                     b = b.with_config(k.parse().map_err(|e| bad_option(url, k, e))?, *v);
                 }
-                Arc::new(
-                    b.with_retry(retry_config())
-                        .build()
-                        .map_err(other)?,
-                )
+                Arc::new(b.with_retry(retry_config()).build().map_err(other)?)
             }
             "file" => {
                 if !rest.starts_with('/') {

@@ -286,20 +286,18 @@ impl Table {
         if let Some(read) = read {
             return read;
         }
-        {
-            let mut tags: Vec<String> = self
-                .storage
-                .list(&self.dir.join("tag"))
-                .into_iter()
-                .flatten()
-                .filter_map(|n| n.strip_prefix("tag-").map(String::from))
-                .collect();
-            tags.sort();
-            return Err(ScanError::Query(alloc::format!(
-                "no tag {name:?} in {} (tags: {tags:?})",
-                self.dir.display()
-            )));
-        }
+        let mut tags: Vec<String> = self
+            .storage
+            .list(&self.dir.join("tag"))
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n.strip_prefix("tag-").map(String::from))
+            .collect();
+        tags.sort();
+        Err(ScanError::Query(alloc::format!(
+            "no tag {name:?} in {} (tags: {tags:?})",
+            self.dir.display()
+        )))
     }
 
     /// The ids of the snapshots present in `snapshot/`, ascending.

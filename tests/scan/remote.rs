@@ -239,6 +239,9 @@ fn corrupt(store: &ObjectStorage, path: &Path, f: impl FnOnce(&mut Vec<u8>)) {
     store.put(path, bytes).unwrap();
 }
 
+/// A way to damage an object's bytes.
+type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+
 fn manifests_with_sidecars(dir: &Path) -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(dir.join("manifest"))
         .unwrap()
@@ -267,7 +270,7 @@ fn damaged_objects_never_give_another_plan() {
     for name in &names {
         let path_of = |root: &Path| root.join("manifest").join(name);
         // A flipped byte in the last sync marker, a truncated manifest, a flipped sidecar byte.
-        let damages: [(&str, Box<dyn Fn(&mut Vec<u8>)>); 3] = [
+        let damages: [(&str, Damage); 3] = [
             (
                 "last byte",
                 Box::new(|b: &mut Vec<u8>| *b.last_mut().unwrap() ^= 1),
