@@ -61,11 +61,15 @@ class Proxy:
                 data = resp.read()
                 conn.close()
                 self.send_response(resp.status)
+                head = self.command == "HEAD"
                 for k, v in resp.getheaders():
-                    if k.lower() in ("connection", "transfer-encoding", "content-length"):
+                    if k.lower() in ("connection", "transfer-encoding"):
+                        continue
+                    if k.lower() == "content-length" and not head:
                         continue
                     self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
+                if not head:
+                    self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 if fault == "drop" and len(data) > 1:
                     sent = data[: len(data) // 2]
