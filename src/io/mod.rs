@@ -1,5 +1,7 @@
-//! File I/O (feature `std`): memory mapping, coalesced span reads, and a byte-bounded cache
-//! of whole files' bytes.
+//! File I/O (feature `std`): memory mapping, coalesced span reads, a byte-bounded cache of
+//! whole files' bytes, and where files are read from ([`Storage`]: the local file system, or
+//! an object store through `ObjectStorage` with feature
+//! `object-store`).
 //!
 //! This module is format-neutral: it owns files, spans and caches and parses nothing. The
 //! Paimon sidecar lookup and its fallback rules built on it live in `paimon::sidecar`

@@ -1,7 +1,7 @@
 //! Where a table's files are read from: the [`Storage`] trait (list a directory, read a whole
 //! object, read byte ranges, size) and its local file-system implementation [`LocalFs`]
 //! (what the planner always did: small files read, large ones mapped). The object-store
-//! implementation is [`ObjectStorage`](super::object::ObjectStorage) (feature `object-store`).
+//! implementation is `io::ObjectStorage` (feature `object-store`).
 //!
 //! Paths are [`Path`]s in both: a local path, or for an object store the object's URL
 //! (`s3://bucket/warehouse/db.db/t/manifest/manifest-0`), so errors name what a user typed.
