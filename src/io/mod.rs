@@ -1,5 +1,7 @@
-//! File I/O (feature `std`): memory mapping, coalesced span reads, and a byte-bounded cache
-//! of whole files' bytes.
+//! File I/O (feature `std`): memory mapping, coalesced span reads, a byte-bounded cache of
+//! whole files' bytes, and where files are read from ([`Storage`]: the local file system, or
+//! an object store through `ObjectStorage` with feature
+//! `object-store`).
 //!
 //! This module is format-neutral: it owns files, spans and caches and parses nothing. The
 //! Paimon sidecar lookup and its fallback rules built on it live in `paimon::sidecar`
@@ -26,6 +28,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub use memmap2::Mmap;
+
+mod storage;
+pub use storage::{coalesce_with_gap, LocalFs, RangeTuning, Storage, Stored};
+
+#[cfg(feature = "object-store")]
+pub mod object;
+#[cfg(feature = "object-store")]
+pub use object::ObjectStorage;
 
 /// Files up to this many bytes are read into memory by [`map_file`] instead of mapped.
 ///

@@ -458,6 +458,8 @@ pub struct BlobRow<'a> {
 /// mapped and merged one at a time.
 #[derive(Clone, Debug)]
 pub struct BlobColumnRead {
+    /// The table's storage: the `.blob` files are read from there.
+    storage: alloc::sync::Arc<dyn crate::io::Storage>,
     snapshot: Option<u64>,
     column: String,
     ranges: Option<Vec<RowRange>>,
@@ -483,6 +485,7 @@ impl BlobColumnRead {
         let plan = table.plan(snapshot, query)?;
         let Some(snapshot_id) = plan.snapshot else {
             return Ok(BlobColumnRead {
+                storage: alloc::sync::Arc::clone(table.storage()),
                 snapshot: None,
                 column: column.unwrap_or_default().to_string(),
                 ranges: None,
@@ -568,6 +571,7 @@ impl BlobColumnRead {
         }
         bunches.sort_by_key(|b| b.first_row_id);
         Ok(BlobColumnRead {
+            storage: alloc::sync::Arc::clone(table.storage()),
             snapshot: Some(snapshot_id),
             column,
             ranges,
@@ -595,7 +599,8 @@ impl BlobColumnRead {
         self.ranges.as_deref()
     }
 
-    /// Maps bunch `index`'s files, validates them against their manifest entries (file size,
+    /// Reads bunch `index`'s files (mapped when local and large, one whole GET each from an
+    /// object store), validates them against their manifest entries (file size,
     /// row count) and hands the merge to `f`. The files stay mapped while `f` runs.
     pub fn with_bunch<R>(
         &self,
@@ -609,10 +614,8 @@ impl BlobColumnRead {
             .ok_or_else(|| BlobReadError::Query(alloc::format!("no bunch {index}")))?;
         let mut maps = Vec::with_capacity(bunch.files.len());
         for (path, _) in &bunch.files {
-            // SAFETY: Paimon data files are written once and never modified in place (the
-            // contract of `map_file`).
-            #[allow(unsafe_code)]
-            let map = unsafe { crate::io::map_file(path) }.map_err(|error| BlobReadError::Io {
+            // Local storage maps (Paimon data files are written once, `LocalFs`'s contract).
+            let map = self.storage.read(path).map_err(|error| BlobReadError::Io {
                 path: path.clone(),
                 error,
             })?;
@@ -838,7 +841,7 @@ fn blob_fields(table: &Table, schema_id: u64) -> Result<Vec<String>, BlobReadErr
         .dir()
         .join("schema")
         .join(alloc::format!("schema-{schema_id}"));
-    let v = read_json(&path)?;
+    let v = read_json(table, &path)?;
     let mut out = Vec::new();
     for field in v
         .get("fields")
@@ -864,7 +867,7 @@ fn inline_blob_fields(table: &Table, schema_id: u64) -> Result<Vec<String>, Blob
         .dir()
         .join("schema")
         .join(alloc::format!("schema-{schema_id}"));
-    let v = read_json(&path)?;
+    let v = read_json(table, &path)?;
     let mut out = Vec::new();
     for key in ["blob-descriptor-field", "blob-view-field"] {
         if let Some(list) = v
@@ -883,8 +886,8 @@ fn inline_blob_fields(table: &Table, schema_id: u64) -> Result<Vec<String>, Blob
     Ok(out)
 }
 
-fn read_json(path: &std::path::Path) -> Result<serde_json::Value, BlobReadError> {
-    let text = std::fs::read(path).map_err(|error| {
+fn read_json(table: &Table, path: &std::path::Path) -> Result<serde_json::Value, BlobReadError> {
+    let text = table.storage().read(path).map_err(|error| {
         BlobReadError::Scan(ScanError::Io {
             path: path.to_path_buf(),
             error,
@@ -905,7 +908,7 @@ fn refuse_index_manifest(table: &Table, snapshot: u64) -> Result<(), BlobReadErr
         .dir()
         .join("snapshot")
         .join(alloc::format!("snapshot-{snapshot}"));
-    let v = read_json(&path)?;
+    let v = read_json(table, &path)?;
     match v.get("indexManifest") {
         None | Some(serde_json::Value::Null) => Ok(()),
         Some(m) => Err(BlobReadError::Unsupported(alloc::format!(

@@ -592,7 +592,15 @@ impl PreparedScan {
 
     /// Scans one manifest: maps it, selects blocks through its sidecar (or takes all of
     /// them), decodes the chosen blocks and keeps the entries that pass the query.
+    ///
+    /// From remote storage ([`Storage::is_remote`](crate::io::Storage::is_remote)): the
+    /// sidecar is fetched whole, then only the selected blocks, with coalesced ranged GETs
+    /// (or one whole GET when they would cover most of the manifest); a manifest without a
+    /// usable sidecar is fetched whole.
     pub fn scan_manifest(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
+        if self.table.storage.is_remote() {
+            return self.scan_remote_manifest(meta);
+        }
         let dir = self.table.dir.join("manifest");
         let path = dir.join(&meta.file_name);
         // The planner's one unsafe call (the I/O layer's `map_file` hands memmap2's contract on).
@@ -632,7 +640,29 @@ impl PreparedScan {
                 Err(e) => ManifestRead::SidecarInvalid(e),
             },
         };
-        // Full read.
+        self.full_scan(meta, &path, manifest, read)
+    }
+
+    /// The manifest's facts from its manifest-list entry (what its sidecar must agree with).
+    fn facts(meta: &ManifestFileMeta) -> ManifestFacts {
+        ManifestFacts {
+            length: u64::try_from(meta.file_size).unwrap_or(u64::MAX),
+            entries: u64::try_from(meta.num_added_files)
+                .ok()
+                .zip(u64::try_from(meta.num_deleted_files).ok())
+                .and_then(|(a, d)| a.checked_add(d))
+                .unwrap_or(u64::MAX),
+        }
+    }
+
+    /// Decodes every block of the whole `manifest`.
+    fn full_scan(
+        &self,
+        meta: &ManifestFileMeta,
+        path: &std::path::Path,
+        manifest: &[u8],
+        read: ManifestRead,
+    ) -> Result<ManifestScan, ScanError> {
         let full = || -> crate::Result<(u64, Vec<ScanEntry>)> {
             let m = Manifest::parse(manifest)?;
             let mut dec = m.decompressor();
@@ -645,7 +675,7 @@ impl PreparedScan {
             }
             Ok((blocks, entries))
         };
-        let (blocks, entries) = full().map_err(invalid(&path))?;
+        let (blocks, entries) = full().map_err(invalid(path))?;
         Ok(ManifestScan {
             file_name: meta.file_name.clone(),
             read,
@@ -728,6 +758,166 @@ impl PreparedScan {
             sidecar_bytes: crate::error::off(sidecar.bytes().len()),
             entries,
         })
+    }
+
+    /// [`scan_manifest`](Self::scan_manifest) from remote storage.
+    fn scan_remote_manifest(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
+        let storage = &*self.table.storage;
+        let dir = self.table.dir.join("manifest");
+        let path = dir.join(&meta.file_name);
+        let facts = Self::facts(meta);
+        let read = match fetch_sidecar_with(
+            &dir,
+            &meta.extra_files,
+            facts,
+            self.options.read_sidecars,
+            self.table.sidecar_cache.as_deref(),
+            |p| storage.read(p).map(|b| b.to_vec()),
+        ) {
+            Err(e) => return Err(io_err(&path)(e)),
+            Ok(Err(NoSidecar::Disabled)) => ManifestRead::SidecarsOff,
+            Ok(Err(NoSidecar::Absent)) => ManifestRead::NoSidecar,
+            Ok(Err(NoSidecar::Io(_))) => ManifestRead::SidecarUnreadable,
+            Ok(Err(NoSidecar::Invalid(e))) => ManifestRead::SidecarInvalid(e),
+            Ok(Ok(sidecar)) => match self.remote_through_sidecar(&path, facts.length, &sidecar) {
+                Err(e) => return Err(io_err(&path)(e)),
+                Ok(Ok(scan)) => {
+                    return Ok(ManifestScan {
+                        file_name: meta.file_name.clone(),
+                        ..scan
+                    })
+                }
+                Ok(Err(e)) => ManifestRead::SidecarInvalid(e),
+            },
+        };
+        let whole = storage.read(&path).map_err(io_err(&path))?;
+        self.full_scan(meta, &path, &whole, read)
+    }
+
+    /// The blocks `view` selects for the query: `(offset, length, record count)` in file
+    /// order.
+    fn selected_blocks(
+        &self,
+        view: &crate::sidecar::Sidecar<'_>,
+    ) -> crate::Result<Vec<(u64, u64, u64)>> {
+        let q = &self.query;
+        let mut rows: Vec<crate::select::RowRange> = q
+            .rows
+            .iter()
+            .flatten()
+            .map(|&(first, last)| crate::select::RowRange::new(first, last))
+            .collect();
+        let mask = if !q.filters_partitions() {
+            Vec::new()
+        } else {
+            view.partition_mask_vec(|tuple| q.partition_passes(tuple).unwrap_or(true))
+        };
+        let bucket_pred = |b: i32, t: i32| q.bucket_passes(b, t);
+        let mut query = Query::new();
+        if q.rows.is_some() {
+            query = query.rows(RowRanges::normalize(&mut rows));
+        }
+        if q.filters_partitions() {
+            query = query.partitions(PartitionMask::new(&mask));
+        }
+        if q.buckets.is_some() {
+            query = query.buckets(&bucket_pred);
+        }
+        view.select(&query)
+            .map(|s| s.map(|s| (s.offset, s.length, s.record_count)))
+            .collect()
+    }
+
+    /// The remote sidecar path: select, fetch the selected blocks' bytes (coalesced ranged
+    /// GETs, or the whole manifest when they would cover most of it), decode them in place.
+    /// `Err`: the fetch failed; `Ok(Err)`: the sidecar cannot be trusted for this manifest.
+    ///
+    /// The manifest's own header is not fetched: the sidecar carries it, and every fetched
+    /// block must end with that header's 16-byte sync marker (random per file), so blocks
+    /// of another file do not pass.
+    fn remote_through_sidecar(
+        &self,
+        path: &std::path::Path,
+        length: u64,
+        sidecar: &FetchedSidecar<'_>,
+    ) -> std::io::Result<crate::Result<ManifestScan>> {
+        let storage = &*self.table.storage;
+        let view = match sidecar.validate() {
+            Ok(v) => v,
+            Err(e) => return Ok(Err(e)),
+        };
+        let selected = match self.selected_blocks(&view) {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(e)),
+        };
+        let header = view.avro_header();
+        let mut scan = ManifestScan {
+            file_name: String::new(),
+            read: ManifestRead::Sidecar,
+            blocks_total: u64::from(view.block_count()),
+            blocks_read: 0,
+            bytes_total: length,
+            bytes_read: 0,
+            sidecar_bytes: crate::error::off(sidecar.bytes().len()),
+            entries: Vec::new(),
+        };
+        if selected.is_empty() {
+            return Ok(Ok(scan));
+        }
+        let tuning = storage.tuning();
+        let spans: Vec<(u64, u64)> = selected.iter().map(|&(o, l, _)| (o, l)).collect();
+        let ranges = crate::io::coalesce_with_gap(&spans, tuning.coalesce_gap);
+        let fetched: u64 = ranges.iter().map(|r| r.1).sum();
+        let whole = fetched.saturating_mul(1000)
+            >= length.saturating_mul(u64::from(tuning.whole_above_per_mille));
+        let parts: Vec<(u64, crate::io::Stored)> = if whole {
+            let bytes = storage.read(path)?;
+            if bytes.get(..header.len()) != Some(header) {
+                return Ok(Err(Error::new(ErrorKind::Mismatch, 0)));
+            }
+            alloc::vec![(0, bytes)]
+        } else {
+            let got = storage.read_ranges(path, &ranges)?;
+            ranges.iter().map(|r| r.0).zip(got).collect()
+        };
+        let mut decode = || -> crate::Result<()> {
+            let m = Manifest::parse(header)?;
+            let mut dec = m.decompressor();
+            let mut part = parts.iter().peekable();
+            for &(offset, len, count) in &selected {
+                // Parts and blocks are both in file order: advance to the part holding it.
+                let bytes = loop {
+                    let Some((start, bytes)) = part.peek() else {
+                        return Err(Error::new(ErrorKind::OutOfBounds, offset));
+                    };
+                    let part_end = start.saturating_add(crate::error::off(bytes.len()));
+                    let inside = offset
+                        .checked_sub(*start)
+                        .and_then(|at| usize::try_from(at).ok())
+                        .and_then(|at| bytes.get(at..))
+                        .filter(|_| offset.checked_add(len).is_some_and(|end| end <= part_end));
+                    match inside {
+                        Some(b) => break b,
+                        None => {
+                            part.next();
+                        }
+                    }
+                };
+                let block = m.container().block_in(bytes, offset)?;
+                if block.length != len || block.object_count != count {
+                    return Err(Error::new(ErrorKind::Mismatch, offset));
+                }
+                m.entries(&block, &mut dec, |e| self.keep(&m, e, &mut scan.entries))?;
+                scan.bytes_read += len;
+                scan.blocks_read += 1;
+            }
+            Ok(())
+        };
+        if let Err(e) = decode() {
+            return Ok(Err(e));
+        }
+        scan.bytes_read += crate::error::off(header.len());
+        Ok(Ok(scan))
     }
 
     /// Whether the filter can hold for the entry: partition leaves exactly on its partition,
@@ -895,14 +1085,22 @@ impl PreparedScan {
     pub fn run(&self, mut progress: impl FnMut(u64, u64)) -> Result<ScanPlan, ScanError> {
         use rayon::prelude::*;
         let total = crate::error::off(self.manifests.len());
-        let window = 8 * rayon::current_num_threads().max(1);
+        let remote = self.table.storage.is_remote();
+        let in_flight = self.table.storage.tuning().manifests_in_flight.max(1);
+        let window = match remote {
+            false => 8 * rayon::current_num_threads().max(1),
+            true => 4 * in_flight,
+        };
         let mut reconciler = self.reconciler();
         let mut done = 0u64;
         for chunk in self.manifests.chunks(window) {
-            let scans = chunk
-                .par_iter()
-                .map(|m| self.scan_manifest(m))
-                .collect::<Result<Vec<_>, _>>()?;
+            let scans = match remote {
+                false => chunk
+                    .par_iter()
+                    .map(|m| self.scan_manifest(m))
+                    .collect::<Result<Vec<_>, _>>()?,
+                true => self.scan_waiting(chunk, in_flight)?,
+            };
             for scan in scans {
                 reconciler.add(scan);
             }
@@ -910,6 +1108,60 @@ impl PreparedScan {
             progress(done, total);
         }
         Ok(reconciler.finish())
+    }
+
+    /// Scans `chunk` on `threads` threads that mostly wait for the network (remote storage:
+    /// rayon's CPU-sized pool would keep only a few requests in flight). Each thread holds
+    /// one manifest's fetched bytes at a time.
+    fn scan_waiting(
+        &self,
+        chunk: &[ManifestFileMeta],
+        threads: usize,
+    ) -> Result<Vec<ManifestScan>, ScanError> {
+        use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let slots: Vec<std::sync::Mutex<Option<Result<ManifestScan, ScanError>>>> =
+            chunk.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        std::thread::scope(|s| {
+            for _ in 0..threads.min(chunk.len()) {
+                s.spawn(|| {
+                    while !failed.load(Ordering::Relaxed) {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let (Some(meta), Some(slot)) = (chunk.get(i), slots.get(i)) else {
+                            break;
+                        };
+                        let result = self.scan_manifest(meta);
+                        if result.is_err() {
+                            failed.store(true, Ordering::Relaxed);
+                        }
+                        if let Ok(mut g) = slot.lock() {
+                            *g = Some(result);
+                        }
+                    }
+                });
+            }
+        });
+        let mut out = Vec::with_capacity(chunk.len());
+        let mut first_error = None;
+        for slot in slots {
+            match slot.into_inner().ok().flatten() {
+                Some(Ok(scan)) => out.push(scan),
+                Some(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                None => {}
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None if out.len() == chunk.len() => Ok(out),
+            None => Err(ScanError::Query(alloc::format!(
+                "internal: {} of {} manifests were not scanned",
+                chunk.len() - out.len(),
+                chunk.len()
+            ))),
+        }
     }
 
     /// An incremental [`finish`](Self::finish): feed the manifest results in manifest order

@@ -4,7 +4,9 @@
 use super::error::*;
 use super::manifest::{decode_manifest_list, ManifestFileMeta};
 use super::predicate::*;
+use crate::io::{LocalFs, Storage};
 use alloc::string::{String, ToString};
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -66,16 +68,23 @@ pub struct TableSchema {
     pub default_partition_name: String,
 }
 
-/// A Paimon table directory.
+/// A Paimon table directory, local ([`Table::open`]) or in an object store
+/// ([`Table::open_url`], feature `object-store`; or any [`Storage`] with
+/// [`Table::open_in`]).
 #[derive(Clone, Debug)]
 pub struct Table {
     pub(super) dir: PathBuf,
+    /// Where the table's files are read from.
+    pub(super) storage: Arc<dyn Storage>,
     /// Validated sidecar bytes shared between plans (and threads); `None`: read each time.
     pub(super) sidecar_cache: Option<alloc::sync::Arc<crate::io::ByteCache>>,
 }
 
-pub(super) fn read_json(path: &Path) -> Result<serde_json::Value, ScanError> {
-    let text = std::fs::read(path).map_err(io_err(path))?;
+pub(super) fn read_json(
+    storage: &dyn Storage,
+    path: &Path,
+) -> Result<serde_json::Value, ScanError> {
+    let text = storage.read(path).map_err(io_err(path))?;
     serde_json::from_slice(&text).map_err(|e| json_err(path, e.to_string()))
 }
 
@@ -92,8 +101,8 @@ pub(super) fn json_str(v: &serde_json::Value, key: &str, path: &Path) -> Result<
         .ok_or_else(|| json_err(path, alloc::format!("missing or bad field {key:?}")))
 }
 
-fn read_snapshot(path: &Path) -> Result<Snapshot, ScanError> {
-    let v = read_json(path)?;
+fn read_snapshot(storage: &dyn Storage, path: &Path) -> Result<Snapshot, ScanError> {
+    let v = read_json(storage, path)?;
     Ok(Snapshot {
         id: json_u64(&v, "id", path)?,
         schema_id: json_u64(&v, "schemaId", path)?,
@@ -117,8 +126,81 @@ impl Table {
         }
         Ok(Table {
             dir: dir.to_path_buf(),
+            storage: Arc::new(LocalFs),
             sidecar_cache: None,
         })
+    }
+
+    /// Opens the table at `dir` in `storage` (a path or URL that storage understands): it
+    /// must have a `snapshot/` or `schema/` directory (prefix). Nothing else is read yet.
+    ///
+    /// ```
+    /// use lakecore::io::LocalFs;
+    /// use lakecore::paimon::{ScanQuery, Table};
+    /// use std::sync::Arc;
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
+    /// let table = Table::open_in(Arc::new(LocalFs), dir)?;
+    /// let q = ScanQuery::default();
+    /// assert_eq!(table.plan(None, &q)?.files, Table::open(dir)?.plan(None, &q)?.files);
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    pub fn open_in(storage: Arc<dyn Storage>, dir: impl AsRef<Path>) -> Result<Self, ScanError> {
+        let dir = dir.as_ref();
+        let mut listed = None;
+        for sub in ["snapshot", "schema"] {
+            match storage.list(&dir.join(sub)) {
+                Ok(names) if !names.is_empty() => {
+                    listed = Some(Ok(()));
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => listed = Some(Err(io_err(&dir.join(sub))(e))),
+            }
+        }
+        match listed {
+            Some(Ok(())) => Ok(Table {
+                dir: dir.to_path_buf(),
+                storage,
+                sidecar_cache: None,
+            }),
+            Some(Err(e)) => Err(e),
+            // Object stores cannot tell a missing table from an empty prefix: not found.
+            None => Err(ScanError::Io {
+                path: dir.to_path_buf(),
+                error: io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "no Paimon table here (nothing under snapshot/ or schema/)",
+                ),
+            }),
+        }
+    }
+
+    /// Opens the table at `url` in an object store (feature `object-store`): `s3://bucket/
+    /// warehouse/db.db/table`, `gs://...`, `az://...`, `file:///...`, `memory:///...`.
+    /// `options` configure the store over the environment's (see
+    /// [`ObjectStorage::open`](crate::io::ObjectStorage::open)); plans then fetch sidecars
+    /// whole and only the selected spans of manifests.
+    ///
+    /// ```
+    /// use lakecore::paimon::{ScanQuery, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
+    /// let url = format!("file://{dir}");
+    /// let q = ScanQuery { buckets: Some(vec![(1, Some(4))]), ..ScanQuery::default() };
+    /// let remote = Table::open_url(&url, &[])?.plan(None, &q)?;
+    /// assert_eq!(remote.files, Table::open(dir)?.plan(None, &q)?.files);
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    #[cfg(feature = "object-store")]
+    pub fn open_url(url: &str, options: &[(&str, &str)]) -> Result<Self, ScanError> {
+        let (storage, dir) =
+            crate::io::ObjectStorage::open(url, options).map_err(io_err(Path::new(url)))?;
+        Self::open_in(Arc::new(storage), dir)
+    }
+
+    /// Where the table's files are read from.
+    pub fn storage(&self) -> &Arc<dyn Storage> {
+        &self.storage
     }
 
     /// Plans of this table (and of its clones) keep the sidecars they validated in `cache`
@@ -155,25 +237,23 @@ impl Table {
     pub fn latest_snapshot_id(&self) -> Result<Option<u64>, ScanError> {
         let dir = self.dir.join("snapshot");
         let latest = dir.join("LATEST");
-        if let Ok(text) = std::fs::read_to_string(&latest) {
-            let id = text
+        if let Ok(bytes) = self.storage.read(&latest) {
+            let id = core::str::from_utf8(&bytes)
+                .map_err(|_| json_err(&latest, "not a snapshot id"))?
                 .trim()
                 .parse()
                 .map_err(|_| json_err(&latest, "not a snapshot id"))?;
             return Ok(Some(id));
         }
-        let entries = match std::fs::read_dir(&dir) {
+        let entries = match self.storage.list(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_err(&dir)(e)),
         };
         let mut max = None;
-        for entry in entries {
-            let entry = entry.map_err(io_err(&dir))?;
-            let name = entry.file_name();
+        for name in entries {
             if let Some(id) = name
-                .to_str()
-                .and_then(|n| n.strip_prefix("snapshot-"))
+                .strip_prefix("snapshot-")
                 .and_then(|n| n.parse::<u64>().ok())
             {
                 max = max.max(Some(id));
@@ -188,7 +268,7 @@ impl Table {
             .dir
             .join("snapshot")
             .join(alloc::format!("snapshot-{id}"));
-        read_snapshot(&path)
+        read_snapshot(&*self.storage, &path)
     }
 
     /// Reads the snapshot of tag `name` (`tag/tag-NAME`).
@@ -199,42 +279,39 @@ impl Table {
             )));
         }
         let path = self.dir.join("tag").join(alloc::format!("tag-{name}"));
-        if !path.exists() {
-            let mut tags: Vec<String> = std::fs::read_dir(self.dir.join("tag"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()?
-                        .strip_prefix("tag-")
-                        .map(String::from)
-                })
-                .collect();
-            tags.sort();
-            return Err(ScanError::Query(alloc::format!(
-                "no tag {name:?} in {} (tags: {tags:?})",
-                self.dir.display()
-            )));
+        let read = match read_snapshot(&*self.storage, &path) {
+            Err(ScanError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => None,
+            other => Some(other),
+        };
+        if let Some(read) = read {
+            return read;
         }
-        read_snapshot(&path)
+        let mut tags: Vec<String> = self
+            .storage
+            .list(&self.dir.join("tag"))
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n.strip_prefix("tag-").map(String::from))
+            .collect();
+        tags.sort();
+        Err(ScanError::Query(alloc::format!(
+            "no tag {name:?} in {} (tags: {tags:?})",
+            self.dir.display()
+        )))
     }
 
     /// The ids of the snapshots present in `snapshot/`, ascending.
     pub fn snapshot_ids(&self) -> Result<Vec<u64>, ScanError> {
         let dir = self.dir.join("snapshot");
-        let entries = match std::fs::read_dir(&dir) {
+        let entries = match self.storage.list(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(io_err(&dir)(e)),
         };
         let mut ids = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(io_err(&dir))?;
-            if let Some(id) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix("snapshot-"))
+        for name in entries {
+            if let Some(id) = name
+                .strip_prefix("snapshot-")
                 .and_then(|n| n.parse::<u64>().ok())
             {
                 ids.push(id);
@@ -297,7 +374,7 @@ impl Table {
     /// Reads schema `id`: partition keys with their types, and the null partition name.
     pub fn schema(&self, id: u64) -> Result<TableSchema, ScanError> {
         let path = self.dir.join("schema").join(alloc::format!("schema-{id}"));
-        let v = read_json(&path)?;
+        let v = read_json(&*self.storage, &path)?;
         let fields = v
             .get("fields")
             .and_then(serde_json::Value::as_array)
@@ -392,7 +469,7 @@ impl Table {
         let mut all = Vec::new();
         for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
             let path = self.dir.join("manifest").join(list);
-            let bytes = std::fs::read(&path).map_err(io_err(&path))?;
+            let bytes = self.storage.read(&path).map_err(io_err(&path))?;
             all.extend(decode_manifest_list(&bytes).map_err(invalid(&path))?);
         }
         Ok(all)

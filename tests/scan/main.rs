@@ -10,4 +10,6 @@ mod avro_oracle;
 mod codecs;
 mod concurrency;
 mod generated;
+#[cfg(feature = "object-store")]
+mod remote;
 mod warehouse;

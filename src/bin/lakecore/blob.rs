@@ -6,7 +6,7 @@ use lakecore::blob::{
 };
 use lakecore::codec::checksum::sha256;
 use lakecore::paimon::blob::{BlobColumnRead, BlobReadError, ReadOptions};
-use lakecore::paimon::{ScanQuery, Table};
+use lakecore::paimon::ScanQuery;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -83,8 +83,11 @@ enum BlobCommand {
 /// The table and the planner's filters of `blob read` and `blob check`.
 #[derive(clap::Args, Debug)]
 struct TableArgs {
-    /// The table directory (`<warehouse>/<db>.db/<table>`).
+    /// The table directory (`<warehouse>/<db>.db/<table>`), or its object-store URL
+    /// (`s3://...`; see `lakecore scan --help`).
     table_dir: PathBuf,
+    #[command(flatten)]
+    remote: crate::scan::RemoteArgs,
     /// The BLOB column (default: the table's only BLOB column).
     #[arg(long, value_name = "NAME")]
     column: Option<String>,
@@ -134,7 +137,7 @@ fn plan_column(args: &TableArgs) -> Result<BlobColumnRead, Failure> {
         partition,
         ..ScanQuery::default()
     };
-    let table = Table::open(&args.table_dir).map_err(crate::scan::failure)?;
+    let table = crate::scan::open_table(&args.table_dir, args.remote)?;
     BlobColumnRead::plan(&table, args.snapshot, &query, args.column.as_deref())
         .map_err(read_failure)
 }

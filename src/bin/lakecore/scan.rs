@@ -36,8 +36,13 @@ Manifests without a sidecar, or with an unreadable or invalid one, are read in f
 \"manifests\":M,\"manifests_with_sidecar\":S,\"blocks_total\":T,\"blocks_read\":R,\
 \"manifest_bytes_total\":X,\"manifest_bytes_read\":Y}")]
 pub struct Args {
-    /// The table directory (`<warehouse>/<db>.db/<table>`).
+    /// The table directory (`<warehouse>/<db>.db/<table>`), or its URL in an object store
+    /// (`s3://bucket/warehouse/db.db/table`, `gs://`, `az://`, `file://`; needs the
+    /// `object-store` feature; credentials, region and endpoint from the usual environment
+    /// variables, e.g. AWS_ACCESS_KEY_ID, AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP).
     table_dir: PathBuf,
+    #[command(flatten)]
+    remote: RemoteArgs,
     /// Snapshot id (default: the latest).
     #[arg(long, value_name = "N", conflicts_with_all = ["tag", "as_of"])]
     snapshot: Option<u64>,
@@ -84,6 +89,53 @@ pub struct Args {
     /// Print the JSON document instead of the report.
     #[arg(long)]
     json: bool,
+}
+
+/// How manifests are fetched from an object store (ignored for a local table).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub(crate) struct RemoteArgs {
+    /// Object stores: selected manifest spans closer than BYTES are fetched with one ranged
+    /// GET.
+    #[arg(long, value_name = "BYTES")]
+    coalesce_gap: Option<u64>,
+    /// Object stores: at most N ranged GETs of one manifest in flight.
+    #[arg(long, value_name = "N")]
+    fan_out: Option<usize>,
+    /// Object stores: at most N manifests fetched at once.
+    #[arg(long, value_name = "N")]
+    manifests_in_flight: Option<usize>,
+}
+
+/// Opens the table at `dir`: a local directory, or an object-store URL (`scheme://...`).
+pub(crate) fn open_table(dir: &std::path::Path, remote: RemoteArgs) -> Result<Table, Failure> {
+    let text = dir.to_string_lossy();
+    if !text.contains("://") {
+        return Table::open(dir).map_err(failure);
+    }
+    #[cfg(feature = "object-store")]
+    {
+        let (storage, root) = lakecore::io::ObjectStorage::open(&text, &[])
+            .map_err(|error| Failure::io(&text, error))?;
+        let defaults = lakecore::io::RangeTuning::default();
+        let tuning = lakecore::io::RangeTuning {
+            coalesce_gap: remote.coalesce_gap.unwrap_or(defaults.coalesce_gap),
+            max_fan_out: remote.fan_out.unwrap_or(defaults.max_fan_out).max(1),
+            manifests_in_flight: remote
+                .manifests_in_flight
+                .unwrap_or(defaults.manifests_in_flight)
+                .max(1),
+            ..defaults
+        };
+        Table::open_in(std::sync::Arc::new(storage.with_tuning(tuning)), root).map_err(failure)
+    }
+    #[cfg(not(feature = "object-store"))]
+    {
+        let _ = remote;
+        Err(Failure::Usage(format!(
+            "{text}: object-store URLs need lakecore built with the `object-store` feature \
+             (cargo install lakecore --features cli,object-store)"
+        )))
+    }
 }
 
 /// `--rows A-B[,A-B..]` (shared by `scan` and `blob read`).
@@ -216,7 +268,7 @@ pub(crate) fn plan_parallel(
 /// Runs `lakecore scan`.
 pub fn run(args: &Args) -> CliResult {
     let query = query_of(args)?;
-    let table = Table::open(&args.table_dir).map_err(failure)?;
+    let table = open_table(&args.table_dir, args.remote)?;
     let options = ScanOptions {
         read_sidecars: !args.no_sidecars,
         prune_manifests: !args.no_manifest_pruning,

@@ -175,6 +175,37 @@ impl<'a> Container<'a> {
         };
         blocks.step()
     }
+
+    /// The one block at absolute offset `offset` whose bytes start `bytes` (a range fetched
+    /// from the file, e.g. by an object-store read of a block a sidecar located), checked as
+    /// [`block_at`](Self::block_at) checks it, with this header's sync marker. Offsets in the
+    /// result and in errors are absolute. [`ErrorKind::OutOfBounds`] at `offset` when it lies
+    /// inside the header.
+    ///
+    /// ```
+    /// use lakecore::codec::avro::Container;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0");
+    /// let manifest = std::fs::read(path).unwrap();
+    /// let container = Container::parse(&manifest)?;
+    /// let second = container.blocks().nth(1).unwrap()?;
+    /// let range = &manifest[second.offset as usize..][..second.length as usize];
+    /// let header_only = Container::parse(container.header())?;
+    /// assert_eq!(header_only.block_in(range, second.offset)?, second);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
+    pub fn block_in(&self, bytes: &'a [u8], offset: u64) -> Result<AvroBlock<'a>> {
+        if offset < off(self.header_len) {
+            return Err(Error::new(ErrorKind::OutOfBounds, offset));
+        }
+        let mut blocks = AvroBlocks {
+            c: Cursor::with_origin(bytes, offset),
+            sync: self.sync,
+            started: true,
+            header_len: self.header_len,
+            failed: false,
+        };
+        blocks.step()
+    }
 }
 
 /// Metadata map entries; see [`Container::metadata_entries`].
