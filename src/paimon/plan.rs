@@ -34,7 +34,7 @@ use super::predicate::*;
 use super::sidecar::{fetch_sidecar_with, FetchedSidecar, NoSidecar};
 use super::table::*;
 use crate::io::map_file;
-use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges};
+use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges, SelectedBlock};
 use crate::{Error, ErrorKind};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -695,41 +695,17 @@ impl PreparedScan {
         manifest: &[u8],
         sidecar: &FetchedSidecar<'_>,
     ) -> crate::Result<ManifestScan> {
-        // One validation (checksum, then the structure walk) and the selection over its view.
-        let view = sidecar.validate()?;
+        // Validation fused into the selection: one walk over the sidecar's blocks.
+        let (view, selected) = self.select_fused(sidecar)?;
         let header = view.avro_header();
         if manifest.get(..header.len()) != Some(header) {
             return Err(Error::new(ErrorKind::Mismatch, 0));
-        }
-        let q = &self.query;
-        let mut rows: Vec<crate::select::RowRange> = q
-            .rows
-            .iter()
-            .flatten()
-            .map(|&(first, last)| crate::select::RowRange::new(first, last))
-            .collect();
-        let mask = if !q.filters_partitions() {
-            Vec::new()
-        } else {
-            view.partition_mask_vec(|tuple| q.partition_passes(tuple).unwrap_or(true))
-        };
-        let bucket_pred = |b: i32, t: i32| q.bucket_passes(b, t);
-        let mut query = Query::new();
-        if q.rows.is_some() {
-            query = query.rows(RowRanges::normalize(&mut rows));
-        }
-        if q.filters_partitions() {
-            query = query.partitions(PartitionMask::new(&mask));
-        }
-        if q.buckets.is_some() {
-            query = query.buckets(&bucket_pred);
         }
         let mut entries = Vec::new();
         let mut bytes_read = 0u64;
         let mut blocks_read = 0u64;
         let mut opened: Option<(Manifest<'_>, Decompressor)> = None;
-        for selected in view.select(&query) {
-            let selected = selected?;
+        for selected in selected {
             let (m, dec) = match &mut opened {
                 Some(o) => o,
                 slot => {
@@ -794,12 +770,14 @@ impl PreparedScan {
         self.full_scan(meta, &path, &whole, read)
     }
 
-    /// The blocks `view` selects for the query: `(offset, length, record count)` in file
-    /// order.
-    fn selected_blocks(
+    /// Validates `sidecar` and selects its blocks for the query in one walk (the query's
+    /// partition mask built from the head's dictionary); the sidecar goes into the cache
+    /// only when the whole walk passed.
+    fn select_fused<'s>(
         &self,
-        view: &crate::sidecar::Sidecar<'_>,
-    ) -> crate::Result<Vec<(u64, u64, u64)>> {
+        sidecar: &'s FetchedSidecar<'_>,
+    ) -> crate::Result<(crate::sidecar::Sidecar<'s>, Vec<SelectedBlock>)> {
+        let head = sidecar.head()?;
         let q = &self.query;
         let mut rows: Vec<crate::select::RowRange> = q
             .rows
@@ -810,7 +788,7 @@ impl PreparedScan {
         let mask = if !q.filters_partitions() {
             Vec::new()
         } else {
-            view.partition_mask_vec(|tuple| q.partition_passes(tuple).unwrap_or(true))
+            head.partition_mask_vec(|tuple| q.partition_passes(tuple).unwrap_or(true))
         };
         let bucket_pred = |b: i32, t: i32| q.bucket_passes(b, t);
         let mut query = Query::new();
@@ -823,9 +801,9 @@ impl PreparedScan {
         if q.buckets.is_some() {
             query = query.buckets(&bucket_pred);
         }
-        view.select(&query)
-            .map(|s| s.map(|s| (s.offset, s.length, s.record_count)))
-            .collect()
+        let out = head.select_vec(&query)?;
+        sidecar.passed();
+        Ok(out)
     }
 
     /// The remote sidecar path: select, fetch the selected blocks' bytes (coalesced ranged
@@ -842,11 +820,7 @@ impl PreparedScan {
         sidecar: &FetchedSidecar<'_>,
     ) -> std::io::Result<crate::Result<ManifestScan>> {
         let storage = &*self.table.storage;
-        let view = match sidecar.validate() {
-            Ok(v) => v,
-            Err(e) => return Ok(Err(e)),
-        };
-        let selected = match self.selected_blocks(&view) {
+        let (view, selected) = match self.select_fused(sidecar) {
             Ok(s) => s,
             Err(e) => return Ok(Err(e)),
         };
@@ -865,7 +839,7 @@ impl PreparedScan {
             return Ok(Ok(scan));
         }
         let tuning = storage.tuning();
-        let spans: Vec<(u64, u64)> = selected.iter().map(|&(o, l, _)| (o, l)).collect();
+        let spans: Vec<(u64, u64)> = selected.iter().map(SelectedBlock::span).collect();
         let ranges = crate::io::coalesce_with_gap(&spans, tuning.coalesce_gap);
         let fetched: u64 = ranges.iter().map(|r| r.1).sum();
         let whole = fetched.saturating_mul(1000)
@@ -884,7 +858,13 @@ impl PreparedScan {
             let m = Manifest::parse(header)?;
             let mut dec = m.decompressor();
             let mut part = parts.iter().peekable();
-            for &(offset, len, count) in &selected {
+            for &SelectedBlock {
+                offset,
+                length: len,
+                record_count: count,
+                ..
+            } in &selected
+            {
                 // Parts and blocks are both in file order: advance to the part holding it.
                 let bytes = loop {
                     let Some((start, bytes)) = part.peek() else {

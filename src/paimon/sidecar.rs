@@ -9,7 +9,7 @@
 //! ```
 
 use crate::io::ByteCache;
-use crate::sidecar::{ManifestFacts, Sidecar};
+use crate::sidecar::{ManifestFacts, Sidecar, SidecarHead};
 use crate::Error;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -144,10 +144,28 @@ impl FetchedSidecar<'_> {
     /// pass, puts them in the cache.
     pub fn validate(&self) -> crate::Result<Sidecar<'_>> {
         let view = self.bytes.view()?;
+        self.passed();
+        Ok(view)
+    }
+
+    /// The bytes opened for validation fused into selection ([`Sidecar::parse_head`] with
+    /// the manifest's facts): checksum and everything before the blocks checked; the caller
+    /// builds its query from the head's dictionary, walks the blocks once with
+    /// [`SidecarHead::select_vec`] and, when that passes, calls [`passed`](Self::passed).
+    pub fn head(&self) -> crate::Result<SidecarHead<'_>> {
+        Sidecar::parse_head(
+            &self.bytes.bytes,
+            &crate::sidecar::SidecarOptions {
+                facts: Some(self.bytes.facts),
+            },
+        )
+    }
+
+    /// Records a successful validation (of [`head`](Self::head)'s walk) in the cache.
+    pub fn passed(&self) {
         if let Some(c) = self.cache {
             c.insert(&self.path, Arc::clone(&self.bytes.bytes));
         }
-        Ok(view)
     }
 }
 
