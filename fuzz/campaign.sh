@@ -3,7 +3,10 @@
 # for a fixed time each, JOBS at a time, and prints one summary line per harness. Keep one
 # `check!` per test: under libFuzzer only the first `check!` of a test runs.
 #
-#   fuzz/campaign.sh [SECONDS_PER_HARNESS=600] [JOBS=2]
+#   fuzz/campaign.sh [SECONDS_PER_HARNESS=600] [JOBS=2] [NAME_REGEX=.]
+#
+# NAME_REGEX picks harnesses by name (e.g. '^(avro|table_json)_' for the Avro and table
+# JSON ones).
 #
 # Corpora and crash inputs land in fuzz/__fuzz__/<harness>/{corpus,crashes}; `cargo test`
 # replays every committed crash input as a regression case. Logs: target/fuzz-logs/.
@@ -11,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
 jobs=${2:-2}
+pick=${3:-.}
 features="std simd expose-kernels encryption"
 harnesses=(
   sidecar_arbitrary_bytes sidecar_resealed_golden_mutations
@@ -28,6 +32,8 @@ harnesses=(
   pack_then_read_round_trips arbitrary_bytes_never_panic_and_read_like_naive
   read_sequences_are_checked
 )
+mapfile -t harnesses < <(printf '%s\n' "${harnesses[@]}" | grep -E "$pick")
+[ "${#harnesses[@]}" -gt 0 ] || { echo "no harness matches $pick"; exit 2; }
 rustup toolchain install nightly --profile minimal --component rust-src >/dev/null
 command -v cargo-bolero >/dev/null || cargo install cargo-bolero --locked
 mkdir -p target/fuzz-logs

@@ -150,7 +150,11 @@ class Split:
 
 
 class Table:
-    """A Paimon table: a directory ``<warehouse>/<db>.db/<table>`` or a ``file://`` URL.
+    """A Paimon table: a directory ``<warehouse>/<db>.db/<table>``, a ``file://`` URL or an
+    object-store URL (``s3://``, ``gs://``, ``az://``, ``memory://``; configured from the
+    environment as the ``object_store`` crate reads it: ``AWS_ENDPOINT_URL``, ``AWS_REGION``,
+    credentials, ``AWS_ALLOW_HTTP``, ...). Remote tables plan; ``read_blob`` reads local
+    tables only for now.
 
     Opening reads nothing but the directory's metadata; each call plans afresh.
 

@@ -644,9 +644,17 @@ fn open_location(location: &str) -> Result<Table, Fail> {
         }
         PathBuf::from(percent_decode(rest)?)
     } else if let Some((scheme, _)) = location.split_once("://") {
+        // Object stores, configured from the environment as object_store's builders read it
+        // (AWS_ENDPOINT_URL, AWS_REGION, credentials, AWS_ALLOW_HTTP, GOOGLE_*, AZURE_*).
+        #[cfg(feature = "object-store")]
+        {
+            let _ = scheme;
+            return Ok(Table::open_url(location, &[])?);
+        }
+        #[cfg(not(feature = "object-store"))]
         return Err(Fail::Value(format!(
-            "{location:?}: {scheme}:// tables are not supported by this build yet (local \
-             directories and file:// URLs only)"
+            "{location:?}: {scheme}:// tables need the package built with its `object-store` \
+             feature (local directories and file:// URLs only in this build)"
         )));
     } else {
         PathBuf::from(location)
@@ -942,6 +950,14 @@ fn read_blob_views(
                 .id,
         ),
     };
+    if table.storage().is_remote() {
+        // The views point into maps of local `.blob` files; remote values would need copying.
+        return Err(Fail::Value(format!(
+            "{}: read_blob reads local tables only for now (plan() reads remote ones; \
+             `lakecore blob read URL` reads a remote BLOB column)",
+            table.dir().display()
+        )));
+    }
     let read = BlobColumnRead::plan(table, snapshot, &request.query(table)?, column)?;
     let mut out = BlobViews {
         snapshot: read.snapshot(),

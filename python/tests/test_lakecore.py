@@ -248,7 +248,7 @@ def test_bad_query_raises_value_error():
     with pytest.raises(ValueError):
         t.plan(partitions={"nope": 1})
     with pytest.raises(ValueError):
-        lakecore.Table("s3://bucket/warehouse/db.db/t")
+        lakecore.Table("ftp://host/warehouse/db.db/t")
     with pytest.raises(ValueError):
         t.read_blob("b")
 
@@ -307,3 +307,11 @@ def test_null_partition_equals_pypaimon(name):
         assert all(p == values for p in got.column("partition").to_pylist())
     with pytest.raises(ValueError):
         t.plan(columns={"x": None})
+
+
+def test_memory_url_opens_through_the_object_store():
+    # memory:// is an empty in-process store: opening goes through object_store and finds
+    # no table, an I/O error naming the URL (not a refused scheme).
+    with pytest.raises(lakecore.IoError) as e:
+        lakecore.Table("memory:///warehouse/db.db/t").plan()
+    assert "memory:///warehouse/db.db/t" in str(e.value)
