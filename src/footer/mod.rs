@@ -40,6 +40,8 @@ mod schema;
 mod stats;
 mod view;
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 #[cfg(feature = "parquet")]
 mod convert;
 #[cfg(feature = "alloc")]
