@@ -3,6 +3,7 @@
 
 mod blob;
 mod footer;
+mod footer_read;
 mod hardening;
 mod scan;
 mod sidecar;

@@ -143,8 +143,16 @@ pub fn run(args: &Args) -> CliResult {
                 None => Projection::all(),
             };
             let p = projected_metadata(&f, &projection).map_err(|e| rejected(file, e))?;
-            outln!("{}", inspect(&f, *json));
-            outln!("{}", columns(&p, *json));
+            let mut text = inspect(&f, *json);
+            if *json {
+                // One document: the directory object gains `"columns":[...]`.
+                text.pop();
+                let _ = write!(text, ",\"columns\":{}}}", columns(&p, true));
+            } else {
+                text.push('\n');
+                text.push_str(&columns(&p, false));
+            }
+            outln!("{text}");
             Ok(())
         }
         Command::Read {
@@ -382,9 +390,10 @@ fn read_columns(
 }
 
 /// The schema part of `inspect`: each projected leaf's path, physical and logical type, and
-/// per row group its codec and statistics. JSON: `{"columns":[{"leaf":i,"path":"a.b",
+/// per row group its codec and statistics. JSON: `[{"leaf":i,"path":"a.b",
 /// "physical_type":"INT64","logical_type":"..."|null,"row_groups":[{"row_group":g,
-/// "codec":"SNAPPY","statistics":"..."|null}]}]}`.
+/// "codec":"SNAPPY","statistics":"..."|null}]}]` (the array only; `inspect --json` puts it
+/// into its object as `"columns"`).
 pub fn columns(p: &ProjectedMetadata, json: bool) -> String {
     let md = &p.metadata;
     let descr = md.file_metadata().schema_descr();
@@ -446,7 +455,7 @@ pub fn columns(p: &ProjectedMetadata, json: bool) -> String {
         }));
     }
     if json {
-        serde_json::json!({ "columns": cols }).to_string()
+        serde_json::Value::Array(cols).to_string()
     } else {
         text.pop();
         text
