@@ -566,8 +566,11 @@ pub fn projected_metadata(
         let mut rb = RowGroupMetaData::builder(descr.clone())
             .set_num_rows(rows.get(rg).copied().unwrap_or(0) as i64)
             .set_total_byte_size(total_uncompressed)
-            .set_column_metadata(columns)
-            .set_ordinal(rg as i16 as i32);
+            .set_column_metadata(columns);
+        // The Thrift ordinal is an i16: larger row-group indexes have none.
+        if let Ok(ordinal) = i16::try_from(rg) {
+            rb = rb.set_ordinal(i32::from(ordinal));
+        }
         if let Some(f) = first_offset {
             rb = rb.set_file_offset(f as i64);
         }
@@ -775,19 +778,23 @@ fn open_with<E>(
 /// reads go to the inner reader.
 ///
 /// ```no_run
-/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures::TryStreamExt;
 /// use lakecore::footer::arrow::{ModularAsyncReader, Projection};
+/// use parquet::arrow::async_reader::AsyncFileReader;
 /// use parquet::arrow::ParquetRecordBatchStreamBuilder;
-/// let file = tokio::fs::File::open("table.parquet").await?;
-/// let len = file.metadata().await?.len();
-/// let reader = ModularAsyncReader::open(file, len, &Projection::columns(["id"])).await?;
-/// let mask = reader.projected().mask.clone();
-/// let stream = ParquetRecordBatchStreamBuilder::new(reader).await?
-///     .with_projection(mask)
-///     .build()?;
-/// let batches: Vec<_> = stream.try_collect().await?;
-/// # Ok(()) }
+/// // `file`: any AsyncFileReader (a tokio file, an object-store reader) of `len` bytes.
+/// async fn first_column<R: AsyncFileReader + Send + 'static>(
+///     file: R,
+///     len: u64,
+/// ) -> Result<usize, parquet::errors::ParquetError> {
+///     let reader = ModularAsyncReader::open(file, len, &Projection::columns(["id"])).await?;
+///     let mask = reader.projected().mask.clone();
+///     let stream = ParquetRecordBatchStreamBuilder::new(reader).await?
+///         .with_projection(mask)
+///         .build()?;
+///     let batches: Vec<_> = stream.try_collect().await?;
+///     Ok(batches.iter().map(|b| b.num_rows()).sum())
+/// }
 /// ```
 #[derive(Debug)]
 pub struct ModularAsyncReader<R> {

@@ -88,12 +88,11 @@ enum ReadFormat {
 
 /// Maps `file` (the footer commands touch only the tail and the ranges they need).
 fn map(file: &Path) -> Result<lakecore::io::FileBytes, Failure> {
-    // SAFETY (map_file's contract): the CLI reads files it does not modify, and Parquet
-    // files are written once; a file changed under the map is the caller's error.
     #[allow(unsafe_code)]
-    let bytes =
-        unsafe { lakecore::io::map_file(file) }.map_err(|e| Failure::io(file.display(), e))?;
-    Ok(bytes)
+    // SAFETY: map_file's contract: the CLI does not modify the file while it is mapped, and
+    // Parquet files are written once; files up to io::READ_BELOW are read, not mapped.
+    let bytes = unsafe { lakecore::io::map_file(file) };
+    bytes.map_err(|e| Failure::io(file.display(), e))
 }
 
 fn rejected(file: &Path, e: ProjectionError) -> Failure {
