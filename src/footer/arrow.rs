@@ -745,6 +745,21 @@ fn decode_arrow_schema(value: &[u8]) -> Option<ArrowSchema> {
     arrow_ipc::convert::try_fb_to_schema(fb).ok()
 }
 
+/// Opens the footer in `window` and builds the projected metadata; also returns where the
+/// footer's metadata starts (modules and page indexes; `u64::MAX` when the footer did not
+/// open), so a retry after [`ErrorKind::NeedsBytes`] fetches all of it at once instead of
+/// one page group further each time.
+fn build(
+    window: &[u8],
+    options: &super::FooterOptions,
+    projection: &Projection,
+) -> (Result<ProjectedMetadata, ProjectionError>, u64) {
+    match ModularFooter::parse_with(window, options) {
+        Ok(f) => (projected_metadata(&f, projection), f.metadata_start()),
+        Err(e) => (Err(ProjectionError::Footer(e)), u64::MAX),
+    }
+}
+
 /// Opens the modular footer at the end of a file of `file_len` bytes, reading through
 /// `fetch(range)`: first the last 64 KiB (or the whole file when smaller), then, while the
 /// footer or a page index asks for earlier bytes, from there to the end. Returns the
@@ -761,12 +776,12 @@ fn open_with<E>(
             origin: start,
             ..Default::default()
         };
-        let result = ModularFooter::parse_with(&window, &options)
-            .map_err(ProjectionError::Footer)
-            .and_then(|f| projected_metadata(&f, projection));
+        let (result, metadata_start) = build(&window, &options, projection);
         match result {
             Err(ProjectionError::Footer(e)) => match e.kind {
-                ErrorKind::NeedsBytes { .. } if e.offset < start => start = e.offset,
+                ErrorKind::NeedsBytes { .. } if e.offset < start => {
+                    start = e.offset.min(metadata_start)
+                }
                 _ => return Ok(Err(ProjectionError::Footer(e))),
             },
             other => return Ok(other),
@@ -822,15 +837,13 @@ impl<R: AsyncFileReader> ModularAsyncReader<R> {
                 origin: start,
                 ..Default::default()
             };
-            let result = ModularFooter::parse_with(&window, &options)
-                .map_err(ProjectionError::Footer)
-                .and_then(|f| projected_metadata(&f, projection));
+            let (result, metadata_start) = build(&window, &options, projection);
             match result {
                 Ok(projected) => return Ok(ModularAsyncReader { inner, projected }),
                 Err(ProjectionError::Footer(e))
                     if matches!(e.kind, ErrorKind::NeedsBytes { .. }) && e.offset < start =>
                 {
-                    start = e.offset;
+                    start = e.offset.min(metadata_start);
                 }
                 Err(e) => return Err(e.into()),
             }
