@@ -9,6 +9,8 @@
 //!   whole standard footer), projection of 3 leaves, `build`, first batch.
 //! - `modular/{C}x20/3_columns`: `footer::arrow::reader_builder` (opens the modular footer,
 //!   builds the projected `ParquetMetaData`), `build`, first batch.
+//! - `modular_no_page_index/...`: the same with `Projection::without_page_index` (the
+//!   standard path's default reader options load no page index either).
 //! - `.../all_columns`: the same with every column (C = 100, 1,000).
 //!
 //! `C` is 100, 1,000 and 10,000. Byte sizes are printed at start-up.
@@ -53,9 +55,12 @@ fn standard(bytes: &Bytes, leaves: &[usize]) -> usize {
     r.next().unwrap().unwrap().num_rows()
 }
 
-fn modular(bytes: &Bytes, leaves: &[usize]) -> usize {
-    let (b, _) =
-        reader_builder(bytes.clone(), &Projection::leaves(leaves.iter().copied())).unwrap();
+fn modular(bytes: &Bytes, leaves: &[usize], page_index: bool) -> usize {
+    let mut p = Projection::leaves(leaves.iter().copied());
+    if !page_index {
+        p = p.without_page_index();
+    }
+    let (b, _) = reader_builder(bytes.clone(), &p).unwrap();
     let mut r = b.build().unwrap();
     r.next().unwrap().unwrap().num_rows()
 }
@@ -72,7 +77,10 @@ fn bench(c: &mut Criterion) {
         let three = [1, columns / 2, columns - 1];
         let all: Vec<usize> = (0..columns).collect();
         // Same rows either way (checked once, outside the timing).
-        assert_eq!(standard(&std_bytes, &three), modular(&mod_bytes, &three));
+        assert_eq!(
+            standard(&std_bytes, &three),
+            modular(&mod_bytes, &three, true)
+        );
         let mut g = c.benchmark_group(format!("footer_read/{columns}x{G}"));
         g.sample_size(if columns >= 10_000 { 20 } else { 50 });
         let mut selections: Vec<(&str, &[usize])> = vec![("3_columns", &three)];
@@ -84,7 +92,11 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| black_box(standard(&std_bytes, leaves)))
             });
             g.bench_function(BenchmarkId::new("modular", name), |b| {
-                b.iter(|| black_box(modular(&mod_bytes, leaves)))
+                b.iter(|| black_box(modular(&mod_bytes, leaves, true)))
+            });
+            // Like the standard path's default: no page index in the metadata.
+            g.bench_function(BenchmarkId::new("modular_no_page_index", name), |b| {
+                b.iter(|| black_box(modular(&mod_bytes, leaves, false)))
             });
         }
         g.finish();

@@ -95,6 +95,10 @@ pub struct Projection {
     pub columns: Option<Vec<ColumnSelector>>,
     /// The selected row groups, in file order once resolved; `None`: all.
     pub row_groups: Option<Vec<usize>>,
+    /// Leave the offset and column indexes out of the metadata (as arrow-rs's readers do
+    /// unless asked with `ArrowReaderOptions::with_page_index`): less work per chunk when
+    /// the reader will not skip pages.
+    pub skip_page_index: bool,
 }
 
 impl Projection {
@@ -113,6 +117,7 @@ impl Projection {
                     .collect(),
             ),
             row_groups: None,
+            skip_page_index: false,
         }
     }
 
@@ -121,7 +126,14 @@ impl Projection {
         Projection {
             columns: Some(indexes.into_iter().map(ColumnSelector::Leaf).collect()),
             row_groups: None,
+            skip_page_index: false,
         }
+    }
+
+    /// Leaves the page indexes out (see [`Projection::skip_page_index`]).
+    pub fn without_page_index(mut self) -> Self {
+        self.skip_page_index = true;
+        self
     }
 
     /// Restricts to these row groups.
@@ -530,6 +542,9 @@ pub fn projected_metadata(
                 }
             }
             columns.push(b.build()?);
+            if projection.skip_page_index {
+                continue;
+            }
             if let Some(oi) = footer.offset_index(c, r)? {
                 let mut ob = OffsetIndexBuilder::new();
                 let n = oi.len();

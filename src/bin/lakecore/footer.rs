@@ -137,7 +137,7 @@ pub fn run(args: &Args) -> CliResult {
             let projection = match column {
                 Some(c) => Projection {
                     columns: Some(vec![ColumnSelector::parse(c)]),
-                    row_groups: None,
+                    ..Projection::default()
                 },
                 None => Projection::all(),
             };
@@ -325,6 +325,7 @@ fn read_columns(
         columns: (!columns.is_empty())
             .then(|| columns.iter().map(|c| ColumnSelector::parse(c)).collect()),
         row_groups: (!row_groups.is_empty()).then(|| row_groups.to_vec()),
+        ..Projection::default()
     };
     let data = bytes::Bytes::from_owner(bytes);
     let parquet_err = |e: parquet::errors::ParquetError| {
