@@ -813,7 +813,7 @@ fn open_with<E>(
 /// use parquet::arrow::async_reader::AsyncFileReader;
 /// use parquet::arrow::ParquetRecordBatchStreamBuilder;
 /// // `file`: any AsyncFileReader (a tokio file, an object-store reader) of `len` bytes.
-/// async fn first_column<R: AsyncFileReader + Send + 'static>(
+/// async fn first_column<R: AsyncFileReader + Unpin + Send + 'static>(
 ///     file: R,
 ///     len: u64,
 /// ) -> Result<usize, parquet::errors::ParquetError> {
@@ -906,13 +906,22 @@ impl<R: AsyncFileReader> AsyncFileReader for ModularAsyncReader<R> {
 /// mask applied, plus the projected metadata.
 ///
 /// ```
+/// use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 /// use bytes::Bytes;
 /// use lakecore::footer::arrow::{reader_builder, Projection};
-/// use lakecore::footer::{convert, synthetic_standard_file};
-/// let modular = Bytes::from(convert(&synthetic_standard_file(4, 2, 1))?);
-/// let (builder, _) = reader_builder(modular, &Projection::leaves([0, 2]))?;
-/// let rows: usize = builder.build()?.map(|b| b.map(|b| b.num_rows())).sum::<Result<_, _>>()?;
-/// assert!(rows > 0);
+/// use lakecore::footer::convert;
+/// use std::sync::Arc;
+/// let ids: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
+/// let values: ArrayRef = Arc::new(Int64Array::from(vec![10, 20, 30]));
+/// let batch = RecordBatch::try_from_iter([("id", ids), ("v", values.clone())])?;
+/// let mut standard = Vec::new();
+/// let mut w = parquet::arrow::ArrowWriter::try_new(&mut standard, batch.schema(), None)?;
+/// w.write(&batch)?;
+/// w.close()?;
+/// let modular = Bytes::from(convert(&standard)?);
+/// let (builder, _) = reader_builder(modular, &Projection::columns(["v"]))?;
+/// let batches = builder.build()?.collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!(batches[0].columns(), [values]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn reader_builder<T: ChunkReader + 'static>(
