@@ -45,6 +45,8 @@ mod schema;
 mod stats;
 mod view;
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 #[cfg(feature = "parquet")]
 mod convert;
 #[cfg(feature = "encryption")]

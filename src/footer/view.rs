@@ -614,3 +614,20 @@ fn nondecreasing(page: &ArrayPage<'_>) -> Result<()> {
     }
     Ok(())
 }
+
+/// Accessors for the arrow-rs adapters (`footer::arrow`) and the CLI.
+impl<'a> ModularFooter<'a> {
+    /// The bytes of `module` (a THRIFT module's struct, or an ARRAY_PAGES module's
+    /// descriptor), or `None` when the directory has no such module.
+    pub fn module_bytes(&self, module: Module) -> Result<Option<&'a [u8]>> {
+        match self.module(module) {
+            Some(loc) => self.slice(loc.offset, loc.length).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The Thrift nesting limit the footer was opened with.
+    pub fn max_depth(&self) -> u32 {
+        self.limits.max_depth
+    }
+}

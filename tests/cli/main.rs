@@ -4,6 +4,7 @@
 mod blob;
 mod footer;
 mod footer_crypt;
+mod footer_read;
 mod hardening;
 mod scan;
 mod sidecar;

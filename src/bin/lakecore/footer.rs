@@ -4,9 +4,13 @@
 use crate::footer_crypt;
 use crate::util::outln;
 use crate::util::{read, refuse_output_over_input, write_atomic, CliResult, Failure};
+use lakecore::footer::arrow::{
+    projected_metadata, reader_builder, ColumnSelector, ProjectedMetadata, Projection,
+    ProjectionError,
+};
 use lakecore::footer::{convert, to_standard, ModularFooter, Module, ModuleEncoding};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Options of `lakecore footer`.
 #[derive(clap::Args, Debug)]
@@ -38,10 +42,14 @@ enum Command {
         #[arg(long)]
         key_file: Option<PathBuf>,
     },
-    /// Print the root counts and the module directory.
+    /// Print the root counts, the module directory and the schema (names, physical and
+    /// logical types) with each column's codecs and statistics per row group.
     Inspect {
         /// A file with a modular footer.
         file: PathBuf,
+        /// Only this column: a dotted name (`address.city`) or a leaf index.
+        #[arg(long)]
+        column: Option<String>,
         /// Print JSON.
         #[arg(long, conflicts_with = "key_file")]
         json: bool,
@@ -49,6 +57,28 @@ enum Command {
         /// per line; text output).
         #[arg(long)]
         key_file: Option<PathBuf>,
+    },
+    /// Read columns through the modular footer (only the footer and the projected chunks are
+    /// touched) and write them as CSV, JSON or a standard Parquet file.
+    Read {
+        /// A file with a modular footer.
+        file: PathBuf,
+        /// Columns: top-level names (all their leaves), dotted names (one leaf or group) or
+        /// leaf indexes, comma-separated; all when absent.
+        #[arg(long, value_delimiter = ',')]
+        columns: Vec<String>,
+        /// Row groups (indexes, comma-separated); all when absent.
+        #[arg(long, value_delimiter = ',')]
+        row_groups: Vec<usize>,
+        /// At most this many rows.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Output format (`parquet` needs `-o`).
+        #[arg(long, value_enum, default_value = "csv")]
+        format: ReadFormat,
+        /// Write here (atomically) instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
     /// Print the placement of one column in every row group.
     Placement {
@@ -61,6 +91,33 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `footer read --format`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadFormat {
+    /// CSV with a header line.
+    Csv,
+    /// A JSON array of row objects.
+    Json,
+    /// A standard Parquet file of the projection.
+    Parquet,
+}
+
+/// Maps `file` (the footer commands touch only the tail and the ranges they need).
+fn map(file: &Path) -> Result<lakecore::io::FileBytes, Failure> {
+    #[allow(unsafe_code)]
+    // SAFETY: map_file's contract: the CLI does not modify the file while it is mapped, and
+    // Parquet files are written once; files up to io::READ_BELOW are read, not mapped.
+    let bytes = unsafe { lakecore::io::map_file(file) };
+    bytes.map_err(|e| Failure::io(file.display(), e))
+}
+
+fn rejected(file: &Path, e: ProjectionError) -> Failure {
+    match e {
+        ProjectionError::Footer(e) => Failure::invalid(file.display(), e),
+        other => Failure::Rejected(format!("{}: {other}", file.display())),
+    }
 }
 
 /// The format the subcommand reads: standard Parquet for `convert`, modular for the others.
@@ -147,21 +204,54 @@ pub fn run(args: &Args) -> CliResult {
         }
         Command::Inspect {
             file,
+            column,
             json,
             key_file,
         } => {
-            let bytes = read(file)?;
+            let bytes = map(file)?;
             let f =
                 ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
             let encryption = footer_crypt::inspect_encryption(file, &f, key_file.as_deref())?;
-            outln!("{}", inspect(&f, *json));
+            let projection = match column {
+                Some(c) => Projection {
+                    columns: Some(vec![ColumnSelector::parse(c)]),
+                    ..Projection::default()
+                },
+                None => Projection::all(),
+            };
+            let p = projected_metadata(&f, &projection).map_err(|e| rejected(file, e))?;
+            let mut text = inspect(&f, *json);
+            if *json {
+                // One document: the directory object gains `"columns":[...]`.
+                text.pop();
+                let _ = write!(text, ",\"columns\":{}}}", columns(&p, true));
+            } else {
+                text.push('\n');
+                text.push_str(&columns(&p, false));
+            }
+            outln!("{text}");
             if !*json && !encryption.is_empty() {
                 outln!("{encryption}");
             }
             Ok(())
         }
+        Command::Read {
+            file,
+            columns,
+            row_groups,
+            limit,
+            format,
+            output,
+        } => read_columns(
+            file,
+            columns,
+            row_groups,
+            *limit,
+            *format,
+            output.as_deref(),
+        ),
         Command::Placement { file, column, json } => {
-            let bytes = read(file)?;
+            let bytes = map(file)?;
             let f =
                 ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
             if *column >= f.num_columns() {
@@ -291,4 +381,180 @@ pub fn placement(f: &ModularFooter<'_>, column: u32, json: bool) -> lakecore::Re
         s.pop();
     }
     Ok(s)
+}
+
+/// `footer read`: the projection through the modular footer, written as CSV, JSON or Parquet.
+fn read_columns(
+    file: &Path,
+    columns: &[String],
+    row_groups: &[usize],
+    limit: Option<usize>,
+    format: ReadFormat,
+    output: Option<&Path>,
+) -> CliResult {
+    if let Some(out) = output {
+        refuse_output_over_input(out, &[file])?;
+    }
+    if format == ReadFormat::Parquet && output.is_none() {
+        return Err(Failure::Usage(
+            "--format parquet writes a file: give it with -o OUT.parquet".into(),
+        ));
+    }
+    let bytes = map(file)?;
+    // Sniff before building the reader so a standard file gets the usual hint.
+    ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
+    let projection = Projection {
+        columns: (!columns.is_empty())
+            .then(|| columns.iter().map(|c| ColumnSelector::parse(c)).collect()),
+        row_groups: (!row_groups.is_empty()).then(|| row_groups.to_vec()),
+        ..Projection::default()
+    };
+    let data = bytes::Bytes::from_owner(bytes);
+    let parquet_err = |e: parquet::errors::ParquetError| {
+        Failure::Rejected(format!("{}: reading column data: {e}", file.display()))
+    };
+    let (mut builder, projected) = match reader_builder(data, &projection) {
+        Ok(b) => b,
+        Err(parquet::errors::ParquetError::General(m)) => {
+            return Err(Failure::Rejected(format!("{}: {m}", file.display())))
+        }
+        Err(e) => return Err(parquet_err(e)),
+    };
+    if let Some(n) = limit {
+        builder = builder.with_limit(n);
+    }
+    let schema = std::sync::Arc::new(
+        parquet::arrow::parquet_to_arrow_schema_by_columns(
+            builder.parquet_schema(),
+            projected.mask.clone(),
+            builder.metadata().file_metadata().key_value_metadata(),
+        )
+        .map_err(parquet_err)?,
+    );
+    let reader = builder.build().map_err(parquet_err)?;
+    let mut out = Vec::new();
+    let arrow_err =
+        |e: arrow_schema::ArrowError| Failure::Rejected(format!("{}: {e}", file.display()));
+    match format {
+        ReadFormat::Csv => {
+            let mut w = arrow_csv::Writer::new(&mut out);
+            for batch in reader {
+                w.write(&batch.map_err(arrow_err)?).map_err(arrow_err)?;
+            }
+        }
+        ReadFormat::Json => {
+            let mut w = arrow_json::ArrayWriter::new(&mut out);
+            for batch in reader {
+                w.write(&batch.map_err(arrow_err)?).map_err(arrow_err)?;
+            }
+            w.finish().map_err(arrow_err)?;
+        }
+        ReadFormat::Parquet => {
+            let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, schema, None)
+                .map_err(parquet_err)?;
+            for batch in reader {
+                w.write(&batch.map_err(arrow_err)?).map_err(parquet_err)?;
+            }
+            w.close().map_err(parquet_err)?;
+        }
+    }
+    match output {
+        Some(path) => write_atomic(path, &out),
+        None => {
+            use std::io::Write as _;
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(&out)
+                .and_then(|()| stdout.flush())
+                .map_err(|e| Failure::io("stdout", e))
+        }
+    }
+}
+
+/// The schema part of `inspect`: each projected leaf's path, physical and logical type, and
+/// per row group its codec and statistics. JSON: `[{"leaf":i,"path":"a.b",
+/// "physical_type":"INT64","logical_type":"..."|null,"row_groups":[{"row_group":g,
+/// "codec":"SNAPPY","statistics":"..."|null}]}]` (the array only; `inspect --json` puts it
+/// into its object as `"columns"`).
+pub fn columns(p: &ProjectedMetadata, json: bool) -> String {
+    let md = &p.metadata;
+    let descr = md.file_metadata().schema_descr();
+    // The selected leaves' positions in the projected schema, with their file indexes.
+    let mut positions = Vec::new();
+    let mut it = p.leaves.iter();
+    for i in 0..descr.num_columns() {
+        if p.mask.leaf_included(i) {
+            if let Some(&leaf) = it.next() {
+                positions.push((i, leaf));
+            }
+        }
+    }
+    let mut cols = Vec::new();
+    let mut text = String::new();
+    for (i, leaf) in positions {
+        let c = descr.column(i);
+        let logical =
+            c.logical_type_ref()
+                .map(|l| format!("{l:?}"))
+                .or_else(|| match c.converted_type() {
+                    parquet::basic::ConvertedType::NONE => None,
+                    t => Some(t.to_string()),
+                });
+        let path = c.path().string();
+        let _ = writeln!(
+            text,
+            "column {leaf} {path}: {} {}",
+            c.physical_type(),
+            logical.as_deref().unwrap_or("(no logical type)")
+        );
+        let mut groups = Vec::new();
+        for (k, rg) in md.row_groups().iter().enumerate() {
+            let g = p.row_groups.get(k).copied().unwrap_or(k);
+            let chunk = rg.column(i);
+            let stats = chunk.statistics().map(|s| s.to_string());
+            let _ = writeln!(
+                text,
+                "  row group {g}: {} values, codec {}, {} bytes, statistics {}",
+                chunk.num_values(),
+                codec_name(chunk.compression()),
+                chunk.compressed_size(),
+                stats.as_deref().unwrap_or("none")
+            );
+            groups.push(serde_json::json!({
+                "row_group": g,
+                "num_values": chunk.num_values(),
+                "codec": codec_name(chunk.compression()),
+                "compressed_size": chunk.compressed_size(),
+                "statistics": stats,
+            }));
+        }
+        cols.push(serde_json::json!({
+            "leaf": leaf,
+            "path": path,
+            "physical_type": c.physical_type().to_string(),
+            "logical_type": logical,
+            "row_groups": groups,
+        }));
+    }
+    if json {
+        serde_json::Value::Array(cols).to_string()
+    } else {
+        text.pop();
+        text
+    }
+}
+
+/// The codec's Parquet name (without the writer-side level the `parquet` crate attaches).
+fn codec_name(c: parquet::basic::Compression) -> &'static str {
+    use parquet::basic::Compression as C;
+    match c {
+        C::UNCOMPRESSED => "UNCOMPRESSED",
+        C::SNAPPY => "SNAPPY",
+        C::GZIP(_) => "GZIP",
+        C::LZO => "LZO",
+        C::BROTLI(_) => "BROTLI",
+        C::LZ4 => "LZ4",
+        C::ZSTD(_) => "ZSTD",
+        C::LZ4_RAW => "LZ4_RAW",
+    }
 }

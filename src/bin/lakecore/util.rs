@@ -72,6 +72,9 @@ pub enum Failure {
     },
     /// A bad argument value that clap could not catch: exit status 3.
     Usage(String),
+    /// Input the command cannot use, described by a message that names what (e.g. a column
+    /// the file does not have): exit status 2, `error: <message>`.
+    Rejected(String),
 }
 
 impl Failure {
@@ -113,6 +116,10 @@ impl Failure {
             Failure::Usage(message) => {
                 eprintln!("error: {message}");
                 ExitCode::from(EXIT_USAGE)
+            }
+            Failure::Rejected(message) => {
+                eprintln!("error: {message}");
+                ExitCode::from(EXIT_INVALID)
             }
         }
     }
