@@ -648,7 +648,12 @@ fn open_location(location: &str) -> Result<Table, Fail> {
         // (AWS_ENDPOINT_URL, AWS_REGION, credentials, AWS_ALLOW_HTTP, GOOGLE_*, AZURE_*).
         #[cfg(feature = "object-store")]
         {
-            let _ = scheme;
+            if !matches!(scheme, "s3" | "gs" | "az" | "memory") {
+                return Err(Fail::Value(format!(
+                    "{location:?}: unsupported scheme {scheme:?} (a directory, file://, s3://, \
+                     gs://, az:// or memory://)"
+                )));
+            }
             return Ok(Table::open_url(location, &[])?);
         }
         #[cfg(not(feature = "object-store"))]

@@ -20,8 +20,9 @@
 //!   (feature `parquet`): from a standard Parquet file, read with the `parquet` crate.
 //! - `crypt` (feature `encryption`): per-column statistics encryption (AES-GCM modules
 //!   with Parquet's module AADs, located by the STATISTICS_ENCRYPTION module), the
-//!   [`KeyRetriever`] trait, [`FooterInput::write_encrypted`] (with `std`) and
-//!   [`ModularFooter::decrypt_statistics`] / [`ModularFooter::decrypt_column_index`].
+//!   `KeyRetriever` trait, `FooterInput::write_encrypted` (with `std`) and
+//!   `ModularFooter::decrypt_statistics` / `decrypt_column_index` (items of that feature,
+//!   so named here without links).
 //!
 //! ```
 //! # #[cfg(feature = "alloc")] {

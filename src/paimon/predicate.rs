@@ -564,7 +564,8 @@ pub struct PartitionPredicate {
 impl PartitionPredicate {
     /// `filter` typed through `schema`. Every column it names must be a partition key
     /// (other columns need file statistics, which partition tuples do not have): otherwise,
-    /// or when a value does not parse as its key's type, [`ScanError::Query`] says which.
+    /// or when a value does not parse as its key's type,
+    /// [`ScanError::Query`](super::ScanError::Query) says which.
     pub fn new(schema: &super::TableSchema, filter: &Filter) -> Result<Self, super::ScanError> {
         let keys: Vec<&str> = schema
             .partition_keys
