@@ -598,15 +598,12 @@ impl DecryptedColumnIndex {
         if boundary_order > 2 {
             return Err(Error::new(ErrorKind::InvalidValue, bo.offset()));
         }
-        // A histogram holds L + 1 >= 1 values per page, as in a plaintext group.
+        // The plaintext group's histogram rules (decrypted pages are not validated on the
+        // walk, so each is validated here).
         for h in [&rep, &def].into_iter().flatten() {
-            let (n, pages) = (h.len(), np.len());
-            if h.is_sparse() || (pages == 0 && n != 0) || (pages != 0 && (n == 0 || n % pages != 0))
-            {
-                return Err(Error::new(ErrorKind::Mismatch, h.offset()));
-            }
             h.validate()?;
         }
+        super::page_index::check_level_histograms([&rep, &def], &np)?;
         Ok(ColumnIndex {
             boundary_order: boundary_order as u8,
             null_pages: np,

@@ -290,16 +290,7 @@ impl<'a> ModularFooter<'a> {
                 }
             }
         }
-        // A histogram holds L + 1 >= 1 values per page.
-        for h in [&rep, &def].into_iter().flatten() {
-            let (n, p) = (h.len(), np.len());
-            if (p == 0 && n != 0) || (p != 0 && (n == 0 || n % p != 0)) {
-                return Err(Error::new(ErrorKind::Mismatch, h.offset()));
-            }
-            if h.values().iter().any(|v| v > i64::MAX as u64) {
-                return Err(Error::new(ErrorKind::InvalidValue, h.payload_offset()));
-            }
-        }
+        check_level_histograms([&rep, &def], &np)?;
         let boundary_order = bo.get(0)?.unwrap_or(0) as u8;
         Ok(Some(ColumnIndex {
             boundary_order,
@@ -309,4 +300,22 @@ impl<'a> ModularFooter<'a> {
             definition_level_histograms: def,
         }))
     }
+}
+
+/// The level-histogram rules of a column-index group (plaintext or decrypted): each
+/// histogram dense, holding L + 1 >= 1 values per page of `null_pages`, every value an i64.
+pub(super) fn check_level_histograms(
+    histograms: [&Option<ArrayPage<'_>>; 2],
+    null_pages: &ArrayPage<'_>,
+) -> Result<()> {
+    for h in histograms.into_iter().flatten() {
+        let (n, p) = (h.len(), null_pages.len());
+        if h.is_sparse() || (p == 0 && n != 0) || (p != 0 && (n == 0 || n % p != 0)) {
+            return Err(Error::new(ErrorKind::Mismatch, h.offset()));
+        }
+        if h.values().iter().any(|v| v > i64::MAX as u64) {
+            return Err(Error::new(ErrorKind::InvalidValue, h.payload_offset()));
+        }
+    }
+    Ok(())
 }
