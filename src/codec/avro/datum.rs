@@ -155,6 +155,25 @@ impl<'s> Schema<'s> {
             *v = Value::Absent;
         }
         let mut empty = MAX_EMPTY_ITEMS;
+        if projection.program.is_compiled() {
+            return self.run(projection, c, out, &mut empty);
+        }
+        self.descend(projection, self.root, c, out, 0, &mut empty)
+    }
+
+    /// [`Schema::read`] by the recursive walk over the type graph alone, never through the
+    /// projection's flattened program (the reference the program is tested against).
+    #[doc(hidden)]
+    pub fn read_walking<'a>(
+        &self,
+        projection: &Projection,
+        c: &mut Cursor<'a>,
+        out: &mut [Value<'a>],
+    ) -> Result<()> {
+        for v in out.iter_mut().take(projection.slots) {
+            *v = Value::Absent;
+        }
+        let mut empty = MAX_EMPTY_ITEMS;
         self.descend(projection, self.root, c, out, 0, &mut empty)
     }
 
@@ -170,7 +189,7 @@ impl<'s> Schema<'s> {
         self.node(self.root).nonzero
     }
 
-    fn descend<'a>(
+    pub(super) fn descend<'a>(
         &self,
         p: &Projection,
         node: u16,
@@ -222,7 +241,7 @@ impl<'s> Schema<'s> {
     }
 
     /// Reads one value of `node`; `empty` is what is left of [`MAX_EMPTY_ITEMS`].
-    fn value<'a>(
+    pub(super) fn value<'a>(
         &self,
         node: u16,
         c: &mut Cursor<'a>,
@@ -299,7 +318,13 @@ impl<'s> Schema<'s> {
 
     /// Steps over one value of `node` without decoding it; `empty` is what is left of
     /// [`MAX_EMPTY_ITEMS`] for the datum.
-    fn skip(&self, node: u16, c: &mut Cursor<'_>, depth: usize, empty: &mut u64) -> Result<()> {
+    pub(super) fn skip(
+        &self,
+        node: u16,
+        c: &mut Cursor<'_>,
+        depth: usize,
+        empty: &mut u64,
+    ) -> Result<()> {
         if depth > MAX_DEPTH {
             return Err(c.error(ErrorKind::DepthLimit));
         }
@@ -329,6 +354,12 @@ impl<'s> Schema<'s> {
             Type::Array | Type::Map => {
                 let item = n.a;
                 let map = n.ty == Type::Map;
+                // Items of a primitive type (or a union of null and one) are stepped over
+                // inline, with the recursive walk's checks, when its depth limit cannot bite.
+                let simple = match depth + 2 <= MAX_DEPTH {
+                    true => self.simple(item),
+                    false => None,
+                };
                 let nonzero = map || self.node(item).nonzero;
                 loop {
                     let at = c.position();
@@ -356,10 +387,43 @@ impl<'s> Schema<'s> {
                             let len = length(c)?;
                             c.bytes_u64(len)?;
                         }
-                        self.skip(item, c, depth + 1, empty)?;
+                        match simple {
+                            Some(s) => s.skip(c)?,
+                            None => self.skip(item, c, depth + 1, empty)?,
+                        }
                     }
                 }
             }
+        }
+    }
+
+    /// How to step over a value of `node` without the recursive walk: a primitive type, or a
+    /// two-branch union of `null` and a primitive type.
+    fn simple(&self, node: u16) -> Option<Simple> {
+        let n = self.node(node);
+        let prim = |ty: Type| match ty {
+            Type::Null
+            | Type::Boolean
+            | Type::Int
+            | Type::Long
+            | Type::Enum
+            | Type::Float
+            | Type::Double
+            | Type::Bytes
+            | Type::String => Some(ty),
+            _ => None,
+        };
+        match n.ty {
+            Type::Union if n.b == 2 => {
+                let a = self.node(self.link(usize::from(n.a)).node).ty;
+                let b = self.node(self.link(usize::from(n.a) + 1).node).ty;
+                match (a, b) {
+                    (Type::Null, t) => prim(t).map(|ty| Simple { ty, union: Some(1) }),
+                    (t, Type::Null) => prim(t).map(|ty| Simple { ty, union: Some(0) }),
+                    _ => None,
+                }
+            }
+            ty => prim(ty).map(|ty| Simple { ty, union: None }),
         }
     }
 
@@ -389,6 +453,39 @@ impl<'s> Schema<'s> {
             end: None,
             empty: MAX_EMPTY_ITEMS,
             done: false,
+        }
+    }
+}
+
+/// A value stepped over inline (see `Schema::simple`): a primitive type, in a two-branch
+/// union with `null` when `union` names the non-null branch.
+#[derive(Clone, Copy)]
+struct Simple {
+    ty: Type,
+    union: Option<i64>,
+}
+
+impl Simple {
+    #[inline(always)]
+    fn skip(self, c: &mut Cursor<'_>) -> Result<()> {
+        if let Some(branch) = self.union {
+            let at = c.position();
+            match long(c)? {
+                b if b == branch => {}
+                b if b == 1 - branch => return Ok(()),
+                _ => return Err(Error::new(ErrorKind::InvalidValue, at)),
+            }
+        }
+        match self.ty {
+            Type::Boolean => c.skip(1),
+            Type::Int | Type::Long | Type::Enum => long(c).map(|_| ()),
+            Type::Float => c.skip(4),
+            Type::Double => c.skip(8),
+            Type::Bytes | Type::String => {
+                let len = length(c)?;
+                c.bytes_u64(len).map(|_| ())
+            }
+            _ => Ok(()),
         }
     }
 }

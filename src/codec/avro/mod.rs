@@ -34,6 +34,7 @@ use crate::error::{off, Error, ErrorKind, Result};
 
 mod datum;
 mod json;
+mod program;
 mod schema;
 
 use datum::{length, long};

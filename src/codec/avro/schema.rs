@@ -2,6 +2,7 @@
 //! and projections that name the fields a caller wants by path.
 
 use super::json::Span;
+use super::program::Program;
 use crate::error::{Error, ErrorKind, Result};
 
 /// Most types (nodes) a schema may have.
@@ -450,6 +451,7 @@ impl<'s> Schema<'s> {
         let mut p = Projection {
             marks: [SKIP; MAX_LINKS],
             slots: 0,
+            program: Program::NONE,
         };
         if paths.len() >= usize::from(DESCEND) {
             return Err(Error::new(ErrorKind::LimitExceeded, 0));
@@ -509,6 +511,7 @@ impl<'s> Schema<'s> {
                 via = link;
             }
         }
+        p.program = Program::compile(self, &p.marks);
         Ok(p)
     }
 }
@@ -521,6 +524,7 @@ pub(super) const DESCEND: u8 = 255;
 pub struct Projection {
     pub(super) marks: [u8; MAX_LINKS],
     pub(super) slots: usize,
+    pub(super) program: Program,
 }
 
 impl core::fmt::Debug for Projection {
