@@ -643,6 +643,16 @@ impl PreparedScan {
         self.full_scan(meta, &path, manifest, read)
     }
 
+    /// Room to reserve for the entries of `records` decoded records: all of them when
+    /// nothing filters entries (no regrowth copies of the vector), else none up front.
+    fn expected_entries(&self, records: u64) -> usize {
+        let q = &self.query;
+        match q.rows.is_none() && q.buckets.is_none() && q.filter.is_none() {
+            true => usize::try_from(records.min(1 << 22)).unwrap_or(0),
+            false => 0,
+        }
+    }
+
     /// The manifest's facts from its manifest-list entry (what its sidecar must agree with).
     fn facts(meta: &ManifestFileMeta) -> ManifestFacts {
         ManifestFacts {
@@ -666,7 +676,7 @@ impl PreparedScan {
         let full = || -> crate::Result<(u64, Vec<ScanEntry>)> {
             let m = Manifest::parse(manifest)?;
             let mut dec = m.decompressor();
-            let mut entries = Vec::new();
+            let mut entries = Vec::with_capacity(self.expected_entries(Self::facts(meta).entries));
             let mut blocks = 0u64;
             for block in m.container().blocks() {
                 let block = block?;
@@ -701,7 +711,8 @@ impl PreparedScan {
         if manifest.get(..header.len()) != Some(header) {
             return Err(Error::new(ErrorKind::Mismatch, 0));
         }
-        let mut entries = Vec::new();
+        let records: u64 = selected.iter().map(|b| b.record_count).sum();
+        let mut entries = Vec::with_capacity(self.expected_entries(records));
         let mut bytes_read = 0u64;
         let mut blocks_read = 0u64;
         let mut opened: Option<(Manifest<'_>, Decompressor)> = None;
