@@ -6,6 +6,8 @@
 //! This layer sits on the formats (the sidecar views), the codecs (Avro framing) and `io`
 //! (mapping, span reads, caches); nothing below it knows Paimon's tables.
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod blob;
 pub mod bucket;
 pub mod compression;

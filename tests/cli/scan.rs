@@ -425,3 +425,100 @@ fn splits_filters_and_snapshot_selection() {
     one_line_error(&["scan", t, "--rows", "1-2"], &[3]);
     one_line_error(&["scan", t, "--column", "dt=2024-01-02"], &[3]);
 }
+
+/// `scan --arrow PATH` writes an IPC file and `--arrow -` an IPC stream with one row per
+/// live file of the library's plan, in plan order, fields equal to the plan's; a filter
+/// narrows the rows as it narrows the plan.
+#[test]
+fn arrow_output_is_the_plan_row_by_row() {
+    use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray, StructArray};
+    let dir = table("sc.db/part_append_rs");
+    let t = Table::open(&dir).unwrap();
+    let plan = t.plan(None, &ScanQuery::default()).unwrap();
+    let tmp = std::env::temp_dir().join(format!("lakecore-arrow-{}", std::process::id()));
+    fs::create_dir_all(&tmp).unwrap();
+    let out = tmp.join("plan.arrow");
+    let o = lakecore(&[
+        "scan",
+        dir.to_str().unwrap(),
+        "--arrow",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = fs::File::open(&out).unwrap();
+    let batches: Vec<RecordBatch> = arrow_ipc::reader::FileReader::try_new(file, None)
+        .unwrap()
+        .map(|b| b.unwrap())
+        .collect();
+    let o = lakecore(&["scan", dir.to_str().unwrap(), "--arrow", "-"]);
+    assert!(o.status.success());
+    let streamed: Vec<RecordBatch> =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(o.stdout), None)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+    assert_eq!(batches, streamed);
+    let b = &batches[0];
+    assert_eq!(batches.len(), 1);
+    assert_eq!(b.num_rows(), plan.files.len());
+    assert!(b.num_rows() > 100);
+    let col = |name: &str| b.column_by_name(name).unwrap().clone();
+    let names = col("file_name");
+    let names = names.as_any().downcast_ref::<StringArray>().unwrap();
+    let sizes = col("file_size");
+    let sizes = sizes.as_any().downcast_ref::<Int64Array>().unwrap();
+    let buckets = col("bucket");
+    let buckets = buckets.as_any().downcast_ref::<Int32Array>().unwrap();
+    let part = col("partition");
+    let part = part.as_any().downcast_ref::<StructArray>().unwrap();
+    let schema = t.schema(0).unwrap();
+    for (i, f) in plan.files.iter().enumerate() {
+        assert_eq!(names.value(i), f.file_name);
+        assert_eq!(sizes.value(i), f.file_size);
+        assert_eq!(buckets.value(i), f.bucket);
+        // The typed partition: the same values the schema decodes, as text.
+        let values = schema.partition_values(&f.partition).unwrap();
+        for (k, (name, v)) in values.iter().enumerate() {
+            let child = part.column_by_name(name).unwrap();
+            let shown = match child.as_any().downcast_ref::<StringArray>() {
+                Some(s) => s.value(i).to_string(),
+                None => child
+                    .as_any()
+                    .downcast_ref::<Int32Array>()
+                    .unwrap()
+                    .value(i)
+                    .to_string(),
+            };
+            match v {
+                lakecore::paimon::PartitionValue::Null => assert!(child.is_null(i), "{k}"),
+                v => assert_eq!(shown, v.to_string(), "file {i} key {name}"),
+            }
+        }
+    }
+    // A filter narrows the rows exactly as it narrows the plan.
+    let o = lakecore(&[
+        "scan",
+        dir.to_str().unwrap(),
+        "--where",
+        "hr = 1",
+        "--arrow",
+        "-",
+    ]);
+    assert!(o.status.success());
+    let narrowed: Vec<RecordBatch> =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(o.stdout), None)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+    let q = ScanQuery {
+        filter: Some("hr = 1".parse().unwrap()),
+        ..ScanQuery::default()
+    };
+    let want = t.plan(None, &q).unwrap().files.len();
+    assert!(want > 0 && want < plan.files.len());
+    assert_eq!(
+        narrowed.iter().map(RecordBatch::num_rows).sum::<usize>(),
+        want
+    );
+    fs::remove_dir_all(&tmp).unwrap();
+}

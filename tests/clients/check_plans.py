@@ -81,6 +81,42 @@ def check_splits(binary, table, table_dir, warehouse, db, name):
     return bad
 
 
+def check_arrow(binary, table, table_dir, db, name):
+    """`lakecore scan --arrow -`: one row per file pypaimon plans, its fields and typed
+    partition equal pypaimon's (read back with pyarrow's IPC stream reader)."""
+    import pyarrow.ipc
+    out = subprocess.run([binary, "scan", table_dir, "--arrow", "-"], check=True,
+                         capture_output=True).stdout
+    rows = pyarrow.ipc.open_stream(out).read_all().to_pylist()
+    ours = {r["file_name"]: r for r in rows}
+    bad = 0 if len(ours) == len(rows) else 1
+    want_files = 0
+    for split in table.new_read_builder().new_scan().plan().splits():
+        values = list(split.partition.values) if split.partition is not None else []
+        for f in split.files:
+            want_files += 1
+            mine = ours.get(f.file_name)
+            want = {
+                "file_size": f.file_size, "row_count": f.row_count,
+                "min_sequence_number": f.min_sequence_number,
+                "max_sequence_number": f.max_sequence_number, "schema_id": f.schema_id,
+                "level": f.level, "first_row_id": f.first_row_id, "bucket": split.bucket,
+                "write_cols": f.write_cols, "extra_files": list(f.extra_files or []),
+                "partition": [text(v) for v in values],
+            }
+            got = None if mine is None else {k: mine[k] for k in want if k != "partition"}
+            if got is not None:
+                got["partition"] = [text(v) for v in mine["partition"].values()]
+            if got != want:
+                bad += 1
+                if bad <= 3:
+                    print(f"DIFF arrow {db}/{name} {f.file_name}: {got} != {want}")
+    if want_files != len(rows):
+        bad += 1
+        print(f"DIFF arrow {db}/{name}: {len(rows)} rows, pypaimon plans {want_files} files")
+    return bad
+
+
 def text(value):
     if value is None:
         return "__DEFAULT_PARTITION__"
@@ -240,6 +276,9 @@ def main():
                         print(f"  only lakecore: {sorted(set(got) - set(want))[:5]}")
             split_diffs = check_splits(binary, table, table_dir, warehouse, db, name)
             failures += split_diffs
+            arrow_diffs = check_arrow(binary, table, table_dir, db, name)
+            failures += arrow_diffs
+            split_diffs += arrow_diffs
             print(f"{db}/{name}: {len(queries)} queries compared, split fields "
                   f"{'equal' if not split_diffs else f'differ for {split_diffs} files'}")
     print(f"{checked} plans compared with pypaimon and paimon-rust ({relaxed}), {failures} differ;"

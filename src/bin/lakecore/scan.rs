@@ -26,7 +26,8 @@ Partition values are typed through the table schema (BOOLEAN, TINYINT..BIGINT, F
 DATE as YYYY-MM-DD or a day number, CHAR/VARCHAR/STRING, BINARY as hex, DECIMAL(p<=18,s)) and \
 compared on the decoded partition row. A null partition value is written as the table's \
 `partition.default-name` (Paimon's default: __DEFAULT_PARTITION__), e.g. \
---partition hr=__DEFAULT_PARTITION__. Values cannot contain commas.
+--partition hr=__DEFAULT_PARTITION__. A value holding a comma, a quote or `=` is quoted: \
+--partition p='a,b' ('' for a quote inside; quote the argument for the shell).
 
 Output: the live data files that can match (ADD/DELETE reconciled over the snapshot's base and \
 delta manifests), then manifests / blocks / bytes read with sidecars versus a full read. \
@@ -86,6 +87,11 @@ pub struct Args {
     /// partition and, per file, its path and the DataFileMeta fields a reader needs.
     #[arg(long, conflicts_with = "json")]
     splits: bool,
+    /// Write the plan as Arrow IPC to PATH, one row per live data file with the typed
+    /// partition (the columns of the Python package's `Table.plan()`): an IPC file, written
+    /// atomically; `-` writes an IPC stream to stdout (`pyarrow.ipc.open_stream`)
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["splits", "json"])]
+    arrow: Option<std::path::PathBuf>,
     /// Print the JSON document instead of the report.
     #[arg(long)]
     json: bool,
@@ -291,6 +297,26 @@ pub fn run(args: &Args) -> CliResult {
         .map_err(failure)?;
     let plan = plan_parallel(&prepared, !args.json).map_err(failure)?;
 
+    if let Some(out) = &args.arrow {
+        let schema = match prepared.snapshot() {
+            Some(s) => Some(table.schema(s.schema_id).map_err(failure)?),
+            None => None,
+        };
+        let batch =
+            lakecore::paimon::arrow::plan_batch(&table, schema.as_ref(), &plan).map_err(failure)?;
+        let arrow_err = |e: arrow_schema::ArrowError| Failure::Io {
+            context: "writing the plan as Arrow IPC".into(),
+            error: std::io::Error::other(e),
+        };
+        if out.as_os_str() == "-" {
+            let stdout = std::io::stdout();
+            let w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            return lakecore::paimon::arrow::write_ipc(&batch, w, true).map_err(arrow_err);
+        }
+        let mut bytes = Vec::new();
+        lakecore::paimon::arrow::write_ipc(&batch, &mut bytes, false).map_err(arrow_err)?;
+        return crate::util::write_atomic(out, &bytes);
+    }
     if args.splits {
         let schema = match prepared.snapshot() {
             Some(s) => Some(table.schema(s.schema_id).map_err(failure)?),
