@@ -793,7 +793,7 @@ fn real_files_with_level_histograms_decrypt_to_the_plaintext_column_index() {
                 };
                 let got = got.column_index().unwrap();
                 let values = |h: Option<lakecore::footer::ArrayPage<'_>>| {
-                    h.map(|h| h.values().iter().collect::<Vec<u64>>())
+                    h.map(|h| h.window_values().collect::<Vec<u64>>())
                 };
                 assert_eq!(got.len(), want.len(), "{name} column {col} row group {rg}");
                 for i in 0..want.len() {
