@@ -11,7 +11,7 @@
 //!   ordinal).
 //!
 //! Per-page size statistics (offset index `unencoded_byte_array_data_bytes`, column index
-//! level histograms) live in the page-index groups (`page_index`).
+//! level histograms) live in the page-index modules (`page_index`).
 
 use super::page::ArrayPage;
 use super::view::ModularFooter;

@@ -1,12 +1,12 @@
 //! [`ModularFooter`]: the validated view over a byte window that ends at the end of the file.
 //!
 //! [`ModularFooter::parse`] reads the trailer, the root, the module directory, every descriptor
-//! and the header of every FILE page (a fixed number: at most 15 + 7 + 1 + 1), and checks all
+//! and the header of every FILE page (a fixed number: at most 15 + 8 + 5 + 14), and checks all
 //! structural rules: counts, sums, unique module kinds, ranges inside the file and before the
 //! root, no overlaps, value types, domains, required arrays, exact lengths. This work does
 //! not grow with the number of columns (only the `row_group_num_rows` sum grows with the row
 //! groups). Value-level rules that need a pass over whole arrays (sorted positions, CSR and
-//! page-group monotonicity, enum ranges, schema leaf count, every chunk's page-index group)
+//! FIRST_PAGE monotonicity, enum ranges, schema leaf count, every chunk's page-index slice)
 //! run in [`ModularFooter::validate`]; each accessor checks the values it reads, so an
 //! unvalidated footer still never yields an out-of-range value or panics.
 //!
@@ -32,7 +32,7 @@ use crate::error::{off, Error, ErrorKind, Result};
 /// Limits checked before any work proportional to the declared sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Most page locations in one descriptor, and most pages in one page-index group.
+    /// Most page locations in one descriptor, and most pages in one decrypted page group.
     pub max_pages: u32,
     /// Largest `num_values` of a page.
     pub max_num_values: u32,
@@ -610,7 +610,7 @@ impl<'a> ModularFooter<'a> {
     }
 
     /// Every value-level rule: all pages' values, CSR and page-group monotonicity, statistic
-    /// positions, every chunk's page-index group, the schema (leaf count = `num_columns`) and
+    /// positions, every chunk's page-index slice, the schema (leaf count = `num_columns`) and
     /// the file metadata. O(size of the footer).
     ///
     /// ```
