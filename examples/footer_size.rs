@@ -68,6 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ("BLOOM_FILTER_LENGTH", x.bloom_filter_length),
                 ("CHUNK_FILE_OFFSET", x.chunk_file_offset),
                 ("SIZE_STATISTICS", x.size_statistics),
+                ("ENCODING_STATS_INDEX", x.encoding_stats_index),
             ],
         )];
         if let Some(s) = f.statistics_arrays() {

@@ -193,6 +193,9 @@ thrift_enum! {
         ChunkFileOffset = 13,
         /// The chunk's raw Compact-Thrift `parquet.SizeStatistics` struct (optional).
         SizeStatistics = 14,
+        /// Per chunk, the position of its encoding-stats list in ENCODING_STATS, the table of
+        /// distinct lists (optional, with ENCODING_STATS; SPARSE where a chunk has none).
+        EncodingStatsIndex = 15,
         /// Null counts.
         NullCount = 20,
         /// Min values (suffixes after the common prefix).
@@ -293,6 +296,7 @@ pub(crate) const fn allowed_in_descriptor(module: Module, array: MetadataArray) 
                 | A::BloomFilterLength
                 | A::ChunkFileOffset
                 | A::SizeStatistics
+                | A::EncodingStatsIndex
         ),
         Module::RowGroupStats => is_stat_array(array) || matches!(array, A::DistinctCount),
         Module::OffsetIndex => matches!(
@@ -344,6 +348,7 @@ pub const fn value_type_of(array: MetadataArray) -> ValueType {
         | A::CompressedPageSize
         | A::BoundaryOrder
         | A::Encodings
+        | A::EncodingStatsIndex
         | A::BloomFilterLength => ValueType::Uint32,
         A::IsFullyDictionaryEncoded | A::MinIsExact | A::MaxIsExact | A::NullPage => {
             ValueType::Boolean

@@ -11,6 +11,7 @@ use super::{
 use crate::codec::bitpack::{width_for, BitPackWriter};
 use crate::codec::thrift::{FieldType, Writer};
 use crate::error::{off, Error, ErrorKind, Location, Result};
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 /// A min/max pair with exactness flags.
@@ -386,6 +387,7 @@ impl FooterInput {
     /// The optional PLACEMENT arrays (9..=14), each only when some chunk has a value.
     fn optional_placement_pages(&self) -> Result<Vec<(MetadataArray, Vec<u8>)>> {
         let ch = &self.chunks;
+        let mut index_page = None;
         let mut pages = Vec::new();
         let mut ints = |array: MetadataArray, v: Vec<Option<u64>>| -> Result<()> {
             if v.iter().any(Option::is_some) {
@@ -410,9 +412,35 @@ impl FooterInput {
             let page = encode_page(Module::Placement, array, &Values::Bytes(&v), None, false)?;
             Ok(Some((array, page)))
         };
-        let encoding_stats = bytes_page(MetadataArray::EncodingStats, &|m| {
-            m.encoding_stats.as_deref()
-        })?;
+        // ENCODING_STATS as a table of the distinct lists (first-seen order) and a per-chunk
+        // index into it: writers repeat a handful of lists over every chunk.
+        let mut table: Vec<&[u8]> = Vec::new();
+        let mut seen: BTreeMap<&[u8], u64> = BTreeMap::new();
+        let mut index: Vec<Option<u64>> = Vec::with_capacity(ch.len());
+        for m in ch {
+            index.push(m.encoding_stats.as_deref().map(|b| {
+                *seen.entry(b).or_insert_with(|| {
+                    table.push(b);
+                    off(table.len() - 1)
+                })
+            }));
+        }
+        let mut encoding_stats = Vec::new();
+        if !table.is_empty() {
+            let t: Vec<Option<&[u8]>> = table.iter().map(|&b| Some(b)).collect();
+            let (array, ia) = (
+                MetadataArray::EncodingStats,
+                MetadataArray::EncodingStatsIndex,
+            );
+            encoding_stats.push((
+                array,
+                encode_page(Module::Placement, array, &Values::Bytes(&t), None, true)?,
+            ));
+            index_page = Some((
+                ia,
+                encode_page(Module::Placement, ia, &Values::Ints(&index), None, false)?,
+            ));
+        }
         let size_statistics = bytes_page(MetadataArray::SizeStatistics, &|m| {
             m.size_statistics.as_deref()
         })?;
@@ -444,6 +472,7 @@ impl FooterInput {
         }
         out.extend(more);
         out.extend(size_statistics);
+        out.extend(index_page);
         Ok(out)
     }
 }

@@ -66,6 +66,17 @@ pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
                 .map(|_| rng.below(1000))
                 .collect::<Vec<u64>>()
         });
+        // One of three encoding-stats lists (ENCODING_STATS is a table of distinct lists).
+        let encoding_stats = rng.percent(70).then(|| {
+            let mut w = lakecore::codec::thrift::Writer::new();
+            w.list_header(lakecore::codec::thrift::FieldType::Struct, 1);
+            w.struct_begin();
+            w.field_i32(1, 0);
+            w.field_i32(2, 8);
+            w.field_i32(3, rng.below(3) as i32 + 1);
+            w.struct_end();
+            w.into_bytes()
+        });
         let unencoded = rng.percent(40).then(|| {
             (0..npages)
                 .map(|_| rng.below(1 << 30))
@@ -108,6 +119,7 @@ pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
                 ..ColumnIndexInput::default()
             }),
             offset_index_unencoded_bytes: unencoded,
+            encoding_stats,
             encodings: rng.below(1 << 10) as u32,
             bloom_filter_offset: rng.percent(30).then_some(pos + 1),
             bloom_filter_length: rng.percent(30).then_some(3),
@@ -188,6 +200,8 @@ pub fn check_against_input(footer: &ModularFooter<'_>, input: &FooterInput) {
                 p.is_fully_dictionary_encoded,
                 want.is_fully_dictionary_encoded
             );
+            let d = footer.chunk_details(c, rg).unwrap();
+            assert_eq!(d.encoding_stats, want.encoding_stats.as_deref());
             match footer.chunk_statistics(c, rg).unwrap() {
                 Some(s) => check_stats(&s, want.statistics.as_ref()),
                 None => assert!(input.chunks.iter().all(|m| m.statistics.is_none())),
