@@ -121,6 +121,8 @@ enum T {
     StatsPrefixCount,
     StatsMinMaxPositions,
     StatsExactWithoutMin,
+    EncodingStatsWithoutIndex,
+    EncodingStatsIndexOutside,
     FirstPageFirstNonZero,
     FirstPageLastMismatch,
     FirstPageDecreasing,
@@ -276,6 +278,29 @@ fn assemble(t: T) -> Vec<u8> {
     if t == T::DuplicatePlacementArray {
         locs.push(locs[0]);
     }
+    // ENCODING_STATS: a table of two distinct lists (empty Thrift lists of structs), and
+    // each chunk's index into it (chunk 4 has none).
+    let table: Vec<Option<&[u8]>> = vec![Some(&[0x0c][..]), Some(&[0x1c, 0x00][..])];
+    let mut index = vec![Some(0), Some(1), Some(1), Some(0), None, Some(1)];
+    if t == T::EncodingStatsIndexOutside {
+        index[3] = Some(2);
+    }
+    if t != T::EncodingStatsWithoutIndex {
+        let (at, len) = a.put(&page(
+            Module::Placement,
+            A::EncodingStatsIndex,
+            &index,
+            None,
+        ));
+        locs.push((A::EncodingStatsIndex as i32, at, len));
+    }
+    let (at, len) = a.put(&bytes_page(
+        Module::Placement,
+        A::EncodingStats,
+        &table,
+        None,
+    ));
+    locs.push((A::EncodingStats as i32, at, len));
     if t == T::ForeignArrayInDescriptor {
         let (at, len) = a.put(&page(Module::Placement, A::NullCount, &ints(&[0; K]), None));
         locs.push((A::NullCount as i32, at, len));
@@ -598,6 +623,16 @@ fn assembled_baseline_is_valid_and_reads_back() {
     );
     assert!(s.max.unwrap().eq_bytes(b"az"));
     assert!(f.offset_index(0, 1).unwrap().is_none());
+    let es = |c, g| f.chunk_details(c, g).unwrap().encoding_stats;
+    assert_eq!(
+        (es(0, 0), es(0, 1), es(1, 0), es(1, 1)),
+        (
+            Some(&[0x0c][..]),
+            Some(&[0x1c, 0x00][..]),
+            Some(&[0x0c][..]),
+            None
+        )
+    );
     assert_eq!(
         f.offset_index(1, 2).unwrap().unwrap().page(1).unwrap(),
         (554, 50, 3)
@@ -774,6 +809,16 @@ rule!(
     stats_exactness_needs_bounds,
     T::StatsExactWithoutMin,
     ErrorKind::Mismatch
+);
+rule!(
+    encoding_stats_table_needs_its_index,
+    T::EncodingStatsWithoutIndex,
+    ErrorKind::ThriftMissingField
+);
+rule!(
+    encoding_stats_index_inside_the_table,
+    T::EncodingStatsIndexOutside,
+    ErrorKind::OutOfBounds
 );
 rule!(
     first_page_starts_at_zero,
