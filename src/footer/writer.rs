@@ -854,6 +854,10 @@ fn offset_index_pages(ch: &[ChunkMeta]) -> Result<Vec<(MetadataArray, Vec<u8>)>>
         .collect()
 }
 
+/// A level-histogram array under construction: the values, their CSR over chunks, and
+/// whether any chunk has one.
+type Histograms = (Vec<Option<u64>>, Vec<Option<u64>>, bool);
+
 /// The FILE pages of the COLUMN_INDEX module, in array order: the statistics over the pages
 /// of all chunks, NULL_PAGE, BOUNDARY_ORDER over chunks, the level histograms, the FIRST_PAGE
 /// CSR and the histograms' CSRs.
@@ -862,7 +866,7 @@ fn column_index_pages(ch: &[ChunkMeta]) -> Result<Vec<(MetadataArray, Vec<u8>)>>
     let mut first = Vec::with_capacity(n + 1);
     let mut ps: Vec<Option<&StatsInput>> = Vec::new();
     let (mut np, mut bo) = (Vec::new(), Vec::with_capacity(n));
-    let mut hists: [(Vec<Option<u64>>, Vec<Option<u64>>, bool); 2] = Default::default();
+    let mut hists: [Histograms; 2] = Default::default();
     first.push(Some(0));
     for h in &mut hists {
         h.1.push(Some(0));
