@@ -623,6 +623,7 @@ pub fn encode_page(
 /// COLUMN_INDEX module no longer uses groups (its pages are FILE pages over all chunks); the
 /// encrypting writer seals one such group per protected chunk. `i` is the chunk's index, for
 /// errors.
+#[cfg(feature = "encryption")]
 pub(super) fn column_index_group(
     ci: &ColumnIndexInput,
     ords: Option<(u32, u32)>,
