@@ -623,6 +623,10 @@ impl<'a> ArrayPage<'a> {
     /// in range.
     pub fn validate(&self) -> Result<()> {
         let (a, b) = self.slot_range();
+        if a > b {
+            // Only unsorted positions make the two binary searches cross.
+            return Err(Error::new(ErrorKind::NotSorted, self.payload_offset));
+        }
         if let Some(pos) = self.positions {
             let mut prev: Option<u64> = None;
             let (lo, hi) = (off(self.base), off(self.base + self.window));
