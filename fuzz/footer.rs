@@ -51,6 +51,20 @@ fn arbitrary_pages_and_windows_never_panic() {
                     let _ = p.get(i);
                     let _ = p.get_bytes(i);
                 }
+                // A chunk's window of the page (page-index slices): bounds from the input.
+                let n = p.len();
+                let a = bytes.first().map_or(0, |&b| usize::from(b)) % (n + 1);
+                let len = bytes.get(1).map_or(0, |&b| usize::from(b)) % (n - a + 1);
+                let w = p.window(a, len).unwrap();
+                let _ = w.validate();
+                let _ = w.num_present();
+                let _ = w.window_values().count();
+                for i in 0..len.min(64) + 1 {
+                    let _ = w.get(i);
+                    let _ = w.get_bytes(i);
+                    let _ = w.get_dense(i);
+                }
+                assert!(p.window(a, n - a + 1).is_err());
             }
             let mut file = bytes.to_vec();
             file.extend_from_slice(&(bytes.len() as u32 / 2).to_le_bytes());

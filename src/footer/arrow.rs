@@ -763,7 +763,7 @@ fn decode_arrow_schema(value: &[u8]) -> Option<ArrowSchema> {
 /// Opens the footer in `window` and builds the projected metadata; also returns where the
 /// footer's metadata starts (modules and page indexes; `u64::MAX` when the footer did not
 /// open), so a retry after [`ErrorKind::NeedsBytes`] fetches all of it at once instead of
-/// one page group further each time.
+/// one range further each time.
 fn build(
     window: &[u8],
     options: &super::FooterOptions,

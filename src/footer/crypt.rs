@@ -7,9 +7,9 @@
 //! Layout (`docs/FORMATS.md`, "Statistics encryption"): placement, offset indexes and the
 //! statistics of unprotected columns stay plaintext and are read as before, zero-copy and
 //! without keys. A protected column's chunks are absent from ROW_GROUP_STATS and have no
-//! plaintext COLUMN_INDEX group; instead each chunk has up to two encrypted modules, its
-//! row-group statistics pages and its column-index page group, exactly the bytes the
-//! plaintext modules would hold for that chunk (COLUMN_CHUNK scope). Each module is
+//! plaintext COLUMN_INDEX slice (an empty FIRST_PAGE slice); instead each chunk has up to two
+//! encrypted modules, its row-group statistics pages and its column index as a page group of
+//! COLUMN_CHUNK-scope pages (the chunk's arrays over its own pages). Each module is
 //! `length (u32 LE) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`, with Parquet's module AAD
 //! `file_aad ‖ module type ‖ row group (i16 LE) ‖ column (i16 LE)` (type 1, ColumnMetaData,
 //! for statistics; 6, ColumnIndex, for the column index).

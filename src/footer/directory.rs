@@ -32,8 +32,8 @@ pub struct ModuleLocation {
     pub length: u64,
 }
 
-/// Most claimed ranges: the root, seven modules, their FILE pages and two page-index regions.
-const MAX_RANGES: usize = 40;
+/// Most claimed ranges: the root, the modules and their FILE pages (at most 15 + 8 + 5 + 15).
+const MAX_RANGES: usize = 64;
 
 /// Fixed-capacity set of claimed byte ranges for the overlap check.
 pub(super) struct Ranges {

@@ -11,13 +11,13 @@
 //!   ordinal).
 //!
 //! Per-page size statistics (offset index `unencoded_byte_array_data_bytes`, column index
-//! level histograms) live in the page-index groups (`page_index`).
+//! level histograms) live in the page-index modules (`page_index`).
 
 use super::page::ArrayPage;
 use super::view::ModularFooter;
 use super::{MetadataArray, Module};
 use crate::codec::thrift::{FieldType, Reader};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{off, Error, ErrorKind, Result};
 
 /// The optional PLACEMENT arrays and ROW_GROUP_STATS's DISTINCT_COUNT, each over the chunk
 /// space `K` (column-major), `None` when the footer does not carry it. `encodings` is dense;
@@ -26,8 +26,11 @@ use crate::error::{Error, ErrorKind, Result};
 pub struct ChunkExtras<'a> {
     /// ENCODINGS: bit e set iff parquet.Encoding e is in the chunk's `encodings` list.
     pub encodings: Option<ArrayPage<'a>>,
-    /// ENCODING_STATS: the raw Compact-Thrift `list<parquet.PageEncodingStats>` value.
+    /// ENCODING_STATS: the distinct raw Compact-Thrift `list<parquet.PageEncodingStats>`
+    /// values (a table, dense over its own domain).
     pub encoding_stats: Option<ArrayPage<'a>>,
+    /// ENCODING_STATS_INDEX: per chunk, its entry of `encoding_stats` (SPARSE: absent = none).
+    pub encoding_stats_index: Option<ArrayPage<'a>>,
     /// BLOOM_FILTER_OFFSET.
     pub bloom_filter_offset: Option<ArrayPage<'a>>,
     /// BLOOM_FILTER_LENGTH.
@@ -50,15 +53,17 @@ impl<'a> ChunkExtras<'a> {
             MetadataArray::BloomFilterLength => &mut self.bloom_filter_length,
             MetadataArray::ChunkFileOffset => &mut self.chunk_file_offset,
             MetadataArray::SizeStatistics => &mut self.size_statistics,
+            MetadataArray::EncodingStatsIndex => &mut self.encoding_stats_index,
             _ => return None,
         })
     }
 
-    fn all(&self) -> [Option<ArrayPage<'a>>; 7] {
+    fn all(&self) -> [Option<ArrayPage<'a>>; 8] {
         [
             self.distinct_count,
             self.encodings,
             self.encoding_stats,
+            self.encoding_stats_index,
             self.bloom_filter_offset,
             self.bloom_filter_length,
             self.chunk_file_offset,
@@ -66,10 +71,20 @@ impl<'a> ChunkExtras<'a> {
         ]
     }
 
-    /// Domains on open: every array spans `k` positions, ENCODINGS densely.
+    /// Domains on open: every array spans `k` positions, ENCODINGS densely; ENCODING_STATS
+    /// is a dense table over its own domain and comes with ENCODING_STATS_INDEX (and only
+    /// with it: `ThriftMissingField` / `Mismatch` at the page present).
     pub(super) fn check_shape(&self, k: u64) -> Result<()> {
         for p in self.all().iter().flatten() {
-            ModularFooter::expect_domain(p, k, false)?;
+            if p.header().array != MetadataArray::EncodingStats {
+                ModularFooter::expect_domain(p, k, false)?;
+            }
+        }
+        match (&self.encoding_stats, &self.encoding_stats_index) {
+            (None, None) => {}
+            (Some(t), Some(_)) => ModularFooter::expect_domain(t, off(t.len()), true)?,
+            (Some(t), None) => return Err(Error::new(ErrorKind::ThriftMissingField, t.offset())),
+            (None, Some(i)) => return Err(Error::new(ErrorKind::Mismatch, i.offset())),
         }
         if let Some(e) = &self.encodings {
             ModularFooter::expect_domain(e, k, true)?;
@@ -281,7 +296,17 @@ impl<'a> ModularFooter<'a> {
         let file_offset = int(&e.chunk_file_offset)?.unwrap_or(0);
         Ok(ChunkDetails {
             encodings: narrow(int(&e.encodings)?, &e.encodings)?,
-            encoding_stats: bytes(&e.encoding_stats)?,
+            encoding_stats: match (&e.encoding_stats, int(&e.encoding_stats_index)?) {
+                (Some(t), Some(i)) => {
+                    let bad = Error::new(ErrorKind::OutOfBounds, t.payload_offset());
+                    let i = usize::try_from(i).map_err(|_| bad)?;
+                    if i >= t.len() {
+                        return Err(bad);
+                    }
+                    t.get_bytes(i)?
+                }
+                _ => None,
+            },
             bloom_filter_offset: int(&e.bloom_filter_offset)?,
             bloom_filter_length: narrow(int(&e.bloom_filter_length)?, &e.bloom_filter_length)?,
             file_offset,
@@ -322,6 +347,11 @@ impl<'a> ModularFooter<'a> {
                 if p.values().iter().any(|v| v > max) {
                     return Err(Error::new(ErrorKind::InvalidValue, p.payload_offset()));
                 }
+            }
+        }
+        if let (Some(t), Some(i)) = (&e.encoding_stats, &e.encoding_stats_index) {
+            if i.values().iter().any(|v| v >= off(t.len())) {
+                return Err(Error::new(ErrorKind::OutOfBounds, i.payload_offset()));
             }
         }
         let depth = self.limits.max_depth;

@@ -62,7 +62,10 @@ pub use convert::{convert, read_standard, standard_footer_range, synthetic_stand
 pub use directory::ModuleLocation;
 pub use extras::{ChunkDetails, ChunkExtras, RowGroupInfo, RowGroups, SortingColumn};
 pub use page::{ArrayPage, EncodingHeader, MetadataPageHeader};
-pub use page_index::{ColumnIndex, DictionaryPages, OffsetIndex};
+pub use page_index::{
+    ColumnIndex, ColumnIndexArrays, DictionaryPages, HistogramArrays, OffsetIndex,
+    OffsetIndexArrays,
+};
 pub use schema::{FileMetadata, Leaf, Leaves, Schema, SchemaElement, MAX_SCHEMA_DEPTH};
 #[cfg(feature = "alloc")]
 pub use standard::to_standard;
@@ -190,6 +193,9 @@ thrift_enum! {
         ChunkFileOffset = 13,
         /// The chunk's raw Compact-Thrift `parquet.SizeStatistics` struct (optional).
         SizeStatistics = 14,
+        /// Per chunk, the position of its encoding-stats list in ENCODING_STATS, the table of
+        /// distinct lists (optional, with ENCODING_STATS; SPARSE where a chunk has none).
+        EncodingStatsIndex = 15,
         /// Null counts.
         NullCount = 20,
         /// Min values (suffixes after the common prefix).
@@ -216,14 +222,22 @@ thrift_enum! {
         NullPage = 43,
         /// parquet.BoundaryOrder of a chunk (column index).
         BoundaryOrder = 44,
-        /// K + 1 absolute offsets of the per-chunk page groups.
-        PageGroupOffset = 45,
+        // 45 (PAGE_GROUP_OFFSET, the per-chunk page groups of the draft) is retired: the
+        // page indexes are FILE pages over the concatenated page space, sliced by FIRST_PAGE.
         /// Unencoded BYTE_ARRAY data bytes of each page (offset index, optional).
         UnencodedByteArrayDataBytes = 46,
         /// Repetition-level histograms of the pages, concatenated (column index, optional).
         RepetitionLevelHistogram = 47,
         /// Definition-level histograms of the pages, concatenated (column index, optional).
         DefinitionLevelHistogram = 48,
+        /// CSR over chunks (K + 1 values, first 0, last = the module's page count P): chunk
+        /// k's pages are positions `[f[k], f[k+1])` of the module's page arrays.
+        FirstPage = 49,
+        /// CSR over chunks (K + 1): chunk k's repetition-level histograms are positions
+        /// `[f[k], f[k+1])` of REPETITION_LEVEL_HISTOGRAM (empty = none).
+        FirstRepetitionLevelHistogram = 50,
+        /// CSR over chunks (K + 1) into DEFINITION_LEVEL_HISTOGRAM.
+        FirstDefinitionLevelHistogram = 51,
     }
 }
 
@@ -282,9 +296,30 @@ pub(crate) const fn allowed_in_descriptor(module: Module, array: MetadataArray) 
                 | A::BloomFilterLength
                 | A::ChunkFileOffset
                 | A::SizeStatistics
+                | A::EncodingStatsIndex
         ),
         Module::RowGroupStats => is_stat_array(array) || matches!(array, A::DistinctCount),
-        Module::OffsetIndex | Module::ColumnIndex => matches!(array, A::PageGroupOffset),
+        Module::OffsetIndex => matches!(
+            array,
+            A::PageOffset
+                | A::CompressedPageSize
+                | A::FirstRowIndex
+                | A::UnencodedByteArrayDataBytes
+                | A::FirstPage
+        ),
+        Module::ColumnIndex => {
+            is_stat_array(array)
+                || matches!(
+                    array,
+                    A::NullPage
+                        | A::BoundaryOrder
+                        | A::RepetitionLevelHistogram
+                        | A::DefinitionLevelHistogram
+                        | A::FirstPage
+                        | A::FirstRepetitionLevelHistogram
+                        | A::FirstDefinitionLevelHistogram
+                )
+        }
         Module::Schema | Module::FileMetadata | Module::RowGroups => false,
     }
 }
@@ -313,6 +348,7 @@ pub const fn value_type_of(array: MetadataArray) -> ValueType {
         | A::CompressedPageSize
         | A::BoundaryOrder
         | A::Encodings
+        | A::EncodingStatsIndex
         | A::BloomFilterLength => ValueType::Uint32,
         A::IsFullyDictionaryEncoded | A::MinIsExact | A::MaxIsExact | A::NullPage => {
             ValueType::Boolean

@@ -233,6 +233,10 @@ pub struct ArrayPage<'a> {
     data: &'a [u8],
     /// Absolute offset of the data region's first byte.
     data_offset: u64,
+    /// The window: first position of the page this view starts at.
+    base: usize,
+    /// The window's length (= `num_values` for a whole page).
+    window: usize,
 }
 
 fn max_width(vt: ValueType) -> u8 {
@@ -351,7 +355,73 @@ impl<'a> ArrayPage<'a> {
             values,
             data,
             data_offset,
+            base: 0,
+            window: n,
         })
+    }
+
+    /// The view of positions `start..start + len` of this view (a chunk's slice of a
+    /// FILE-scope page-index array): position `i` of the result is position `start + i` of
+    /// `self`. Slots ([`ArrayPage::slot`]) stay slots of the whole page.
+    ///
+    /// Fails with [`ErrorKind::OutOfBounds`] (at the payload) when the range is not inside.
+    pub fn window(&self, start: usize, len: usize) -> Result<Self> {
+        let bad = Error::new(ErrorKind::OutOfBounds, self.payload_offset);
+        let end = start.checked_add(len).ok_or(bad)?;
+        if end > self.window {
+            return Err(bad);
+        }
+        let mut w = *self;
+        w.base = self.base.checked_add(start).ok_or(bad)?;
+        w.window = len;
+        Ok(w)
+    }
+
+    /// The first position of the whole page this view starts at (0 unless a
+    /// [`window`](Self::window)).
+    pub fn base(&self) -> usize {
+        self.base
+    }
+
+    /// Whether the view covers the whole page.
+    fn is_whole(&self) -> bool {
+        self.base == 0 && self.window == self.header.num_values as usize
+    }
+
+    /// SPARSE: the number of present positions below `p` (a binary search over the packed
+    /// positions; never panics on unsorted input).
+    fn rank(&self, pos: &BitPacked<'_>, p: usize) -> usize {
+        let target = off(p);
+        let (mut lo, mut hi) = (0usize, pos.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pos.get(mid).unwrap_or(u64::MAX) < target {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The slots `[a, b)` of the view's present positions (dense: its positions).
+    pub fn slot_range(&self) -> (usize, usize) {
+        match &self.positions {
+            None => (self.base, self.base + self.window),
+            Some(_) if self.is_whole() => (0, self.positions.map_or(0, |p| p.len())),
+            Some(p) => (
+                self.rank(p, self.base),
+                self.rank(p, self.base + self.window),
+            ),
+        }
+    }
+
+    /// The integer values of the view's present positions, in position order (no value
+    /// checks; byte-array pages yield their offsets of those slots, without the last).
+    pub fn window_values(&self) -> impl Iterator<Item = u64> + '_ {
+        let (a, b) = self.slot_range();
+        let v = self.values;
+        (a..b).map(move |s| v.get(s).unwrap_or(0))
     }
 
     /// The header.
@@ -372,12 +442,12 @@ impl<'a> ArrayPage<'a> {
     /// The logical domain size (`num_values`).
     #[inline]
     pub fn len(&self) -> usize {
-        self.header.num_values as usize
+        self.window
     }
 
     /// Whether the domain is empty.
     pub fn is_empty(&self) -> bool {
-        self.header.num_values == 0
+        self.window == 0
     }
 
     /// Whether the page is SPARSE.
@@ -385,20 +455,19 @@ impl<'a> ArrayPage<'a> {
         self.positions.is_some()
     }
 
-    /// The number of present positions (`num_values` when dense).
+    /// The number of present positions (`len()` when dense). O(log n) on a sparse window.
     pub fn num_present(&self) -> usize {
-        match self.positions {
-            Some(p) => p.len(),
-            None => self.len(),
-        }
+        let (a, b) = self.slot_range();
+        b.saturating_sub(a)
     }
 
-    /// SPARSE: the packed positions.
+    /// SPARSE: the packed positions of the whole page.
     pub fn positions(&self) -> Option<BitPacked<'a>> {
         self.positions
     }
 
-    /// The packed values (integers, booleans) or byte-array offsets.
+    /// The packed values (integers, booleans) or byte-array offsets of the whole page (see
+    /// [`window_values`](Self::window_values) for a window's).
     pub fn values(&self) -> BitPacked<'a> {
         self.values
     }
@@ -409,9 +478,10 @@ impl<'a> ArrayPage<'a> {
     /// Fails with [`ErrorKind::OutOfBounds`] (at the payload) when `i >= num_values`.
     #[inline]
     pub fn slot(&self, i: usize) -> Result<Option<usize>> {
-        if i >= self.len() {
+        if i >= self.window {
             return Err(Error::new(ErrorKind::OutOfBounds, self.payload_offset));
         }
+        let i = self.base + i;
         let Some(pos) = self.positions else {
             return Ok(Some(i));
         };
@@ -463,9 +533,12 @@ impl<'a> ArrayPage<'a> {
         if self.positions.is_some() {
             return Err(Error::new(ErrorKind::Mismatch, self.offset));
         }
+        if i >= self.window {
+            return Err(Error::new(ErrorKind::OutOfBounds, self.payload_offset));
+        }
         let v = self
             .values
-            .get(i)
+            .get(self.base + i)
             .ok_or(Error::new(ErrorKind::OutOfBounds, self.payload_offset))?;
         self.check_value(v)
     }
@@ -515,8 +588,12 @@ impl<'a> ArrayPage<'a> {
         if self.positions.is_some() || self.header.value_type == ValueType::ByteArray {
             return Err(Error::new(ErrorKind::Mismatch, self.offset));
         }
+        match start.checked_add(out.len()) {
+            Some(end) if end <= self.window => {}
+            _ => return Err(Error::new(ErrorKind::OutOfBounds, self.payload_offset)),
+        }
         self.values
-            .unpack_u64(start, out)
+            .unpack_u64(self.base + start, out)
             .map_err(|e| Error::new(e.kind, self.payload_offset))
     }
 
@@ -541,13 +618,21 @@ impl<'a> ArrayPage<'a> {
         Ok(())
     }
 
-    /// The value-level rules, O(n): positions strictly increasing and `< num_values`,
-    /// byte-array offsets nondecreasing, UINT64 values `<= i64::MAX`, enum values in range.
+    /// The value-level rules, O(n) over the view: positions strictly increasing and inside
+    /// the view, byte-array offsets nondecreasing, UINT64 values `<= i64::MAX`, enum values
+    /// in range.
     pub fn validate(&self) -> Result<()> {
+        let (a, b) = self.slot_range();
+        if a > b {
+            // Only unsorted positions make the two binary searches cross.
+            return Err(Error::new(ErrorKind::NotSorted, self.payload_offset));
+        }
         if let Some(pos) = self.positions {
             let mut prev: Option<u64> = None;
-            for p in pos.iter() {
-                if p >= off(self.len()) {
+            let (lo, hi) = (off(self.base), off(self.base + self.window));
+            for s in a..b {
+                let p = pos.get(s).unwrap_or(u64::MAX);
+                if p < lo || p >= hi {
                     return Err(Error::new(ErrorKind::OutOfBounds, self.payload_offset));
                 }
                 if prev.is_some_and(|q| p <= q) {
@@ -558,15 +643,17 @@ impl<'a> ArrayPage<'a> {
         }
         if self.header.value_type == ValueType::ByteArray {
             let mut prev = 0u64;
-            for v in self.values.iter() {
+            // Offsets a..=b of the view's slots.
+            for s in a..=b {
+                let v = self.values.get(s).unwrap_or(0);
                 if v < prev {
                     return Err(Error::new(ErrorKind::NotSorted, self.data_offset));
                 }
                 prev = v;
             }
         } else if self.values.width() == 64 || super::enum_max(self.header.array).is_some() {
-            for v in self.values.iter() {
-                self.check_value(v)?;
+            for s in a..b {
+                self.check_value(self.values.get(s).unwrap_or(0))?;
             }
         }
         Ok(())

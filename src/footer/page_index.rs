@@ -1,14 +1,14 @@
-//! Per-chunk page indexes and CSR slices: [`OffsetIndex`] and [`ColumnIndex`] (read from a
-//! chunk's page group, walked and checked by `walk_group`), and [`DictionaryPages`] (a chunk's
-//! slice of DICTIONARY_PAGE_OFFSET).
+//! Per-chunk page indexes and CSR slices: [`OffsetIndex`] and [`ColumnIndex`] (a chunk's
+//! windows of the page-index modules' FILE pages), and [`DictionaryPages`] (a chunk's slice of
+//! DICTIONARY_PAGE_OFFSET).
 //!
-//! A chunk's group is found through the module's PAGE_GROUP_OFFSET array and checked in full
-//! when it is read (O(pages of the chunk)); this module parses no root or descriptor.
+//! The page-index arrays cover the concatenated page space of all chunks; a chunk's slice
+//! `[f[k], f[k+1])` comes from the module's FIRST_PAGE CSR in O(1) and is checked in full when
+//! it is read (O(pages of the chunk)); this module parses no root or descriptor.
 
-use super::page::{ArrayPage, MetadataPageHeader};
+use super::page::ArrayPage;
 use super::stats::{StatArrays, Statistics};
 use super::view::ModularFooter;
-use super::{ArrayEncoding, MetadataArray, Module, PageScope};
 use crate::error::{off, Error, ErrorKind, Result};
 
 /// A chunk's dictionary page offsets: `DICTIONARY_PAGE_OFFSET[start..end]`.
@@ -124,109 +124,125 @@ impl<'a> ColumnIndex<'a> {
     }
 }
 
-impl<'a> ModularFooter<'a> {
-    /// The byte range of chunk `k`'s page group in a page-index module.
-    fn group(&self, pgo: &ArrayPage<'a>, k: usize) -> Result<(u64, u64)> {
-        let a = pgo.get(k)?.unwrap_or(0);
-        let b = pgo.get(k + 1)?.unwrap_or(0);
-        if a > b {
-            return Err(Error::new(ErrorKind::NotSorted, pgo.payload_offset()));
+/// The FILE pages of an OFFSET_INDEX module, over the page space of all chunks.
+#[derive(Clone, Copy, Debug)]
+pub struct OffsetIndexArrays<'a> {
+    /// FIRST_PAGE: K + 1 values, chunk k's pages are `[f[k], f[k+1])`.
+    pub first_page: ArrayPage<'a>,
+    /// PAGE_OFFSET over the page space (dense).
+    pub page_offset: ArrayPage<'a>,
+    /// COMPRESSED_PAGE_SIZE over the page space (dense).
+    pub compressed_page_size: ArrayPage<'a>,
+    /// FIRST_ROW_INDEX over the page space (dense).
+    pub first_row_index: ArrayPage<'a>,
+    /// UNENCODED_BYTE_ARRAY_DATA_BYTES over the page space (SPARSE when some chunks lack it).
+    pub unencoded_byte_array_data_bytes: Option<ArrayPage<'a>>,
+}
+
+/// A level-histogram array of a COLUMN_INDEX module and its CSR over chunks.
+#[derive(Clone, Copy, Debug)]
+pub struct HistogramArrays<'a> {
+    /// FIRST_*_LEVEL_HISTOGRAM: K + 1 values.
+    pub first: ArrayPage<'a>,
+    /// The histograms of all chunks' pages, concatenated (dense).
+    pub values: ArrayPage<'a>,
+}
+
+/// The FILE pages of a COLUMN_INDEX module, over the page space of all chunks.
+#[derive(Clone, Copy, Debug)]
+pub struct ColumnIndexArrays<'a> {
+    /// FIRST_PAGE: K + 1 values, chunk k's pages are `[f[k], f[k+1])`.
+    pub first_page: ArrayPage<'a>,
+    /// BOUNDARY_ORDER over chunks (K values, dense).
+    pub boundary_order: ArrayPage<'a>,
+    /// NULL_PAGE over the page space (dense).
+    pub null_page: ArrayPage<'a>,
+    /// The statistic arrays over the page space.
+    pub stats: StatArrays<'a>,
+    /// REPETITION_LEVEL_HISTOGRAM and its CSR, if recorded.
+    pub repetition_level_histograms: Option<HistogramArrays<'a>>,
+    /// DEFINITION_LEVEL_HISTOGRAM and its CSR, if recorded.
+    pub definition_level_histograms: Option<HistogramArrays<'a>>,
+}
+
+/// Chunk `k`'s slice `[a, b)` of a CSR page over a domain of `n` positions, as `(a, b - a)`;
+/// checks the two bounds it reads (`NotSorted`, `OutOfBounds`).
+pub(super) fn csr_slice(first: &ArrayPage<'_>, k: usize, n: usize) -> Result<(usize, usize)> {
+    let a = first.get_dense(k)?;
+    let b = first.get_dense(k + 1)?;
+    if a > b {
+        return Err(Error::new(ErrorKind::NotSorted, first.payload_offset()));
+    }
+    if b > off(n) {
+        return Err(Error::new(ErrorKind::OutOfBounds, first.payload_offset()));
+    }
+    // b <= n, a usize.
+    Ok((a as usize, (b - a) as usize))
+}
+
+/// Opening checks of a CSR page: dense over `k + 1`, first value 0, last value `n`.
+pub(super) fn check_csr(first: &ArrayPage<'_>, k: usize, n: usize) -> Result<()> {
+    ModularFooter::expect_domain(first, off(k) + 1, true)?;
+    if first.get_dense(0)? != 0 {
+        return Err(Error::new(ErrorKind::InvalidValue, first.payload_offset()));
+    }
+    if first.get_dense(k)? != off(n) {
+        return Err(Error::new(ErrorKind::Mismatch, first.payload_offset()));
+    }
+    Ok(())
+}
+
+/// A chunk's window of an optional page-space array: `None` when no position of the window
+/// is present (the chunk has no such data).
+fn window_of<'a>(p: &Option<ArrayPage<'a>>, a: usize, n: usize) -> Result<Option<ArrayPage<'a>>> {
+    match p {
+        Some(p) => {
+            let w = p.window(a, n)?;
+            Ok((w.num_present() > 0).then_some(w))
         }
-        self.check_location(a, b - a, pgo.payload_offset())?;
-        Ok((a, b))
+        None => Ok(None),
+    }
+}
+
+impl<'a> ModularFooter<'a> {
+    /// The arrays of the OFFSET_INDEX module, if the footer has one.
+    pub fn offset_index_arrays(&self) -> Option<&OffsetIndexArrays<'a>> {
+        self.offset_index.as_ref()
     }
 
-    /// Walks chunk `k`'s page group: headers in ascending array order, each with the chunk's
-    /// ordinals, ending exactly at the group end.
-    fn walk_group(
-        &self,
-        module: Module,
-        pgo: &ArrayPage<'a>,
-        k: usize,
-        mut each: impl FnMut(ArrayPage<'a>) -> Result<()>,
-    ) -> Result<bool> {
-        let (a, b) = self.group(pgo, k)?;
-        if a == b {
-            return Ok(false);
-        }
-        let bytes = self.slice(a, b - a)?;
-        let g = self.num_row_groups as usize;
-        let (col, rg) = (k / g, k % g);
-        let mut pos = 0usize;
-        let mut last: Option<MetadataArray> = None;
-        let mut count = 0u32;
-        while pos < bytes.len() {
-            let at = a + off(pos);
-            count += 1;
-            if count > self.limits.max_pages {
-                return Err(Error::new(ErrorKind::LimitExceeded, at));
-            }
-            let rest = bytes.get(pos..).unwrap_or_default();
-            let h = MetadataPageHeader::parse(rest, at)?;
-            let total = h.header_len as usize + h.payload_length as usize;
-            let page_bytes = rest
-                .get(..total)
-                .ok_or(Error::new(ErrorKind::OutOfBounds, at))?;
-            let page = self.parse_page(page_bytes, at)?;
-            if h.module != module
-                || h.scope != PageScope::ColumnChunk
-                || h.column_ordinal != Some(col as u32)
-                || h.row_group_ordinal != Some(rg as u32)
-            {
-                return Err(Error::new(ErrorKind::Mismatch, at));
-            }
-            if let Some(prev) = last {
-                if h.array == prev {
-                    return Err(Error::new(ErrorKind::Duplicate, at));
-                }
-                if h.array < prev {
-                    return Err(Error::new(ErrorKind::NotSorted, at));
-                }
-            }
-            last = Some(h.array);
-            each(page)?;
-            pos += total;
-        }
-        Ok(true)
+    /// The arrays of the COLUMN_INDEX module, if the footer has one.
+    pub fn column_index_arrays(&self) -> Option<&ColumnIndexArrays<'a>> {
+        self.column_index.as_ref()
     }
 
     /// The offset index of chunk (column, row group): `None` without an OFFSET_INDEX module
-    /// or for a chunk without an index. Validates the chunk's group fully (O(pages)).
+    /// or for a chunk without an index (an empty FIRST_PAGE slice). The arrays are windows
+    /// of the module's FILE pages; the chunk's slice is validated (O(pages of the chunk)).
     pub fn offset_index(&self, column: u32, row_group: u32) -> Result<Option<OffsetIndex<'a>>> {
         let k = self.chunk_index(column, row_group)?;
-        let Some(pgo) = self.offset_index else {
+        let Some(oi) = &self.offset_index else {
             return Ok(None);
         };
-        let (mut po, mut cs, mut fr, mut ub) = (None, None, None, None);
-        let any = self.walk_group(Module::OffsetIndex, &pgo, k, |p| {
-            match p.header().array {
-                MetadataArray::PageOffset => po = Some(p),
-                MetadataArray::CompressedPageSize => cs = Some(p),
-                MetadataArray::FirstRowIndex => fr = Some(p),
-                MetadataArray::UnencodedByteArrayDataBytes => ub = Some(p),
-                _ => return Err(Error::new(ErrorKind::InvalidValue, p.offset())),
-            }
-            if p.header().encoding != ArrayEncoding::BitPacked {
-                return Err(Error::new(ErrorKind::Mismatch, p.offset()));
-            }
-            p.validate()
-        })?;
-        if !any {
+        let (a, n) = csr_slice(&oi.first_page, k, oi.page_offset.len())?;
+        if n == 0 {
             return Ok(None);
         }
-        let at = pgo.payload_offset();
-        let missing = Error::new(ErrorKind::ThriftMissingField, at);
-        let (po, cs, fr) = (po.ok_or(missing)?, cs.ok_or(missing)?, fr.ok_or(missing)?);
-        if cs.len() != po.len() || fr.len() != po.len() {
-            return Err(Error::new(ErrorKind::Mismatch, cs.offset()));
+        let po = oi.page_offset.window(a, n)?;
+        let cs = oi.compressed_page_size.window(a, n)?;
+        let fr = oi.first_row_index.window(a, n)?;
+        for p in [&po, &cs, &fr] {
+            p.validate()?;
         }
+        let ub = window_of(&oi.unencoded_byte_array_data_bytes, a, n)?;
         if let Some(u) = &ub {
-            if u.len() != po.len() {
+            // All of the chunk's pages or none.
+            if u.num_present() != n {
                 return Err(Error::new(ErrorKind::Mismatch, u.offset()));
             }
-            if u.values().iter().any(|v| v > i64::MAX as u64) {
+            if u.window_values().any(|v| v > i64::MAX as u64) {
                 return Err(Error::new(ErrorKind::InvalidValue, u.payload_offset()));
             }
+            u.validate()?;
         }
         Ok(Some(OffsetIndex {
             page_offset: po,
@@ -237,61 +253,52 @@ impl<'a> ModularFooter<'a> {
     }
 
     /// The column index of chunk (column, row group), like [`ModularFooter::offset_index`].
+    /// A statistic array with no present position in the chunk's slice is `None`.
     pub fn column_index(&self, column: u32, row_group: u32) -> Result<Option<ColumnIndex<'a>>> {
         let k = self.chunk_index(column, row_group)?;
-        let Some(pgo) = self.column_index else {
+        let Some(ci) = &self.column_index else {
             return Ok(None);
         };
-        let (mut bo, mut np, mut rep, mut def) = (None, None, None, None);
-        let mut stats = StatArrays::default();
-        let any = self.walk_group(Module::ColumnIndex, &pgo, k, |p| {
-            let a = p.header().array;
-            match a {
-                MetadataArray::BoundaryOrder => bo = Some(p),
-                MetadataArray::NullPage => np = Some(p),
-                MetadataArray::RepetitionLevelHistogram
-                | MetadataArray::DefinitionLevelHistogram => {
-                    if p.is_sparse() {
-                        return Err(Error::new(ErrorKind::Mismatch, p.offset()));
-                    }
-                    if a == MetadataArray::RepetitionLevelHistogram {
-                        rep = Some(p);
-                    } else {
-                        def = Some(p);
-                    }
-                }
-                _ => match stats.slot_mut(a) {
-                    Some(slot) => *slot = Some(p),
-                    None => return Err(Error::new(ErrorKind::InvalidValue, p.offset())),
-                },
-            }
-            p.validate()
-        })?;
-        if !any {
+        let (a, n) = csr_slice(&ci.first_page, k, ci.null_page.len())?;
+        if n == 0 {
             return Ok(None);
         }
-        let at = pgo.payload_offset();
-        let missing = Error::new(ErrorKind::ThriftMissingField, at);
-        let (bo, np) = (bo.ok_or(missing)?, np.ok_or(missing)?);
-        Self::expect_domain(&bo, 1, true)?;
-        Self::expect_domain(&np, off(np.len()), true)?;
-        let p = np.len() as u64;
-        for s in stats.all().into_iter().flatten() {
-            Self::expect_domain(&s, p, false)?;
+        let np = ci.null_page.window(a, n)?;
+        let mut stats = StatArrays::default();
+        for (slot, page) in [
+            (&mut stats.null_count, &ci.stats.null_count),
+            (&mut stats.nan_count, &ci.stats.nan_count),
+            (&mut stats.min_value, &ci.stats.min_value),
+            (&mut stats.max_value, &ci.stats.max_value),
+            (&mut stats.prefix, &ci.stats.prefix),
+            (&mut stats.min_is_exact, &ci.stats.min_is_exact),
+            (&mut stats.max_is_exact, &ci.stats.max_is_exact),
+        ] {
+            *slot = window_of(page, a, n)?;
         }
         stats.check_shape(np.offset())?;
         stats.validate()?;
         // MIN/MAX present positions are exactly the non-null pages.
         if let Some(min) = &stats.min_value {
-            for i in 0..np.len() {
-                let null = np.get(i)?.unwrap_or(0) != 0;
+            for i in 0..n {
+                let null = np.get_dense(i)? != 0;
                 if min.slot(i)?.is_some() == null {
                     return Err(Error::new(ErrorKind::Mismatch, min.offset()));
                 }
             }
         }
+        let hist = |h: &Option<HistogramArrays<'a>>| -> Result<Option<ArrayPage<'a>>> {
+            let Some(h) = h else { return Ok(None) };
+            let (s, len) = csr_slice(&h.first, k, h.values.len())?;
+            if len == 0 {
+                return Ok(None);
+            }
+            h.values.window(s, len).map(Some)
+        };
+        let rep = hist(&ci.repetition_level_histograms)?;
+        let def = hist(&ci.definition_level_histograms)?;
         check_level_histograms([&rep, &def], &np)?;
-        let boundary_order = bo.get(0)?.unwrap_or(0) as u8;
+        let boundary_order = ci.boundary_order.get_dense(k)? as u8;
         Ok(Some(ColumnIndex {
             boundary_order,
             null_pages: np,
@@ -313,7 +320,7 @@ pub(super) fn check_level_histograms(
         if h.is_sparse() || (p == 0 && n != 0) || (p != 0 && (n == 0 || n % p != 0)) {
             return Err(Error::new(ErrorKind::Mismatch, h.offset()));
         }
-        if h.values().iter().any(|v| v > i64::MAX as u64) {
+        if h.window_values().any(|v| v > i64::MAX as u64) {
             return Err(Error::new(ErrorKind::InvalidValue, h.payload_offset()));
         }
     }

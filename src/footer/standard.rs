@@ -137,7 +137,7 @@ fn column_index_struct(f: &ModularFooter<'_>, col: u32, rg: u32) -> Result<Optio
     ] {
         if let Some(h) = h {
             w.field_list(id, FieldType::I64, h.len());
-            for v in h.values().iter() {
+            for v in h.window_values() {
                 w.i64(i64_of(v, h.payload_offset())?);
             }
         }
@@ -166,7 +166,7 @@ fn offset_index_struct(f: &ModularFooter<'_>, col: u32, rg: u32) -> Result<Optio
     }
     if let Some(u) = oi.unencoded_byte_array_data_bytes {
         w.field_list(2, FieldType::I64, u.len());
-        for v in u.values().iter() {
+        for v in u.window_values() {
             w.i64(i64_of(v, u.payload_offset())?);
         }
     }

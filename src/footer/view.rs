@@ -1,12 +1,12 @@
 //! [`ModularFooter`]: the validated view over a byte window that ends at the end of the file.
 //!
 //! [`ModularFooter::parse`] reads the trailer, the root, the module directory, every descriptor
-//! and the header of every FILE page (a fixed number: at most 15 + 7 + 1 + 1), and checks all
+//! and the header of every FILE page (a fixed number: at most 15 + 8 + 5 + 14), and checks all
 //! structural rules: counts, sums, unique module kinds, ranges inside the file and before the
 //! root, no overlaps, value types, domains, required arrays, exact lengths. This work does
 //! not grow with the number of columns (only the `row_group_num_rows` sum grows with the row
 //! groups). Value-level rules that need a pass over whole arrays (sorted positions, CSR and
-//! page-group monotonicity, enum ranges, schema leaf count, every chunk's page-index group)
+//! FIRST_PAGE monotonicity, enum ranges, schema leaf count, every chunk's page-index slice)
 //! run in [`ModularFooter::validate`]; each accessor checks the values it reads, so an
 //! unvalidated footer still never yields an out-of-range value or panics.
 //!
@@ -20,7 +20,9 @@
 use super::directory::{ModuleLocation, Ranges};
 use super::extras::ChunkExtras;
 use super::page::ArrayPage;
-use super::page_index::DictionaryPages;
+use super::page_index::{
+    check_csr, ColumnIndexArrays, DictionaryPages, HistogramArrays, OffsetIndexArrays,
+};
 use super::schema::{FileMetadata, Schema};
 use super::stats::{StatArrays, Statistics};
 use super::{Module, MAGIC, TRAILER_LEN};
@@ -30,7 +32,7 @@ use crate::error::{off, Error, ErrorKind, Result};
 /// Limits checked before any work proportional to the declared sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Most page locations in one descriptor, and most pages in one page-index group.
+    /// Most page locations in one descriptor, and most pages in one decrypted page group.
     pub max_pages: u32,
     /// Largest `num_values` of a page.
     pub max_num_values: u32,
@@ -123,8 +125,8 @@ pub struct ModularFooter<'a> {
     pub(super) extras: ChunkExtras<'a>,
     pub(super) placement: Option<PlacementArrays<'a>>,
     pub(super) stats: Option<StatArrays<'a>>,
-    pub(super) offset_index: Option<ArrayPage<'a>>,
-    pub(super) column_index: Option<ArrayPage<'a>>,
+    pub(super) offset_index: Option<OffsetIndexArrays<'a>>,
+    pub(super) column_index: Option<ColumnIndexArrays<'a>>,
 }
 
 impl<'a> ModularFooter<'a> {
@@ -347,27 +349,93 @@ impl<'a> ModularFooter<'a> {
     }
 
     fn open_page_index(&mut self, loc: ModuleLocation, ranges: &mut Ranges) -> Result<()> {
-        let mut pgo = None;
+        use super::MetadataArray as A;
+        // Indexed by array value - 20 (arrays 20..=51).
+        let mut found: [Option<ArrayPage<'a>>; 32] = [None; 32];
         self.for_each_page(loc, ranges, |p| {
-            pgo = Some(p);
+            let i = (p.header().array as usize).wrapping_sub(20);
+            if let Some(slot) = found.get_mut(i) {
+                *slot = Some(p);
+            }
             Ok(())
         })?;
-        let pgo = pgo.ok_or(Error::new(ErrorKind::ThriftMissingField, loc.offset))?;
+        let get = |a: A| found.get((a as usize).wrapping_sub(20)).copied().flatten();
+        let missing = Error::new(ErrorKind::ThriftMissingField, loc.offset);
         let k = self.chunks() as usize;
-        Self::expect_domain(&pgo, off(k) + 1, true)?;
-        let start = pgo.get(0)?.unwrap_or(0);
-        let end = pgo.get(k)?.unwrap_or(0);
-        if start > end {
-            return Err(Error::new(ErrorKind::NotSorted, pgo.payload_offset()));
-        }
-        if start != end {
-            self.check_location(start, end - start, pgo.payload_offset())?;
-            ranges.push(start, end)?;
-        }
+        let first_page = get(A::FirstPage).ok_or(missing)?;
         if loc.module == Module::OffsetIndex {
-            self.offset_index = Some(pgo);
+            let (po, cs, fr) = (
+                get(A::PageOffset).ok_or(missing)?,
+                get(A::CompressedPageSize).ok_or(missing)?,
+                get(A::FirstRowIndex).ok_or(missing)?,
+            );
+            let p = off(po.len());
+            for page in [&po, &cs, &fr] {
+                Self::expect_domain(page, p, true)?;
+            }
+            let ub = get(A::UnencodedByteArrayDataBytes);
+            if let Some(u) = &ub {
+                Self::expect_domain(u, p, false)?;
+            }
+            check_csr(&first_page, k, po.len())?;
+            self.offset_index = Some(OffsetIndexArrays {
+                first_page,
+                page_offset: po,
+                compressed_page_size: cs,
+                first_row_index: fr,
+                unencoded_byte_array_data_bytes: ub,
+            });
         } else {
-            self.column_index = Some(pgo);
+            let np = get(A::NullPage).ok_or(missing)?;
+            let bo = get(A::BoundaryOrder).ok_or(missing)?;
+            Self::expect_domain(&np, off(np.len()), true)?;
+            Self::expect_domain(&bo, off(k), true)?;
+            check_csr(&first_page, k, np.len())?;
+            let mut stats = StatArrays::default();
+            for a in [
+                A::NullCount,
+                A::NanCount,
+                A::MinValue,
+                A::MaxValue,
+                A::MinMaxPrefix,
+                A::MinIsExact,
+                A::MaxIsExact,
+            ] {
+                if let (Some(slot), Some(page)) = (stats.slot_mut(a), get(a)) {
+                    Self::expect_domain(&page, off(np.len()), false)?;
+                    *slot = Some(page);
+                }
+            }
+            stats.check_shape(loc.offset)?;
+            let mut hist = [None, None];
+            for (out, (values, first)) in hist.iter_mut().zip([
+                (
+                    A::RepetitionLevelHistogram,
+                    A::FirstRepetitionLevelHistogram,
+                ),
+                (
+                    A::DefinitionLevelHistogram,
+                    A::FirstDefinitionLevelHistogram,
+                ),
+            ]) {
+                match (get(values), get(first)) {
+                    (None, None) => {}
+                    (Some(values), Some(first)) => {
+                        Self::expect_domain(&values, off(values.len()), true)?;
+                        check_csr(&first, k, values.len())?;
+                        *out = Some(HistogramArrays { first, values });
+                    }
+                    _ => return Err(missing),
+                }
+            }
+            self.column_index = Some(ColumnIndexArrays {
+                first_page,
+                boundary_order: bo,
+                null_page: np,
+                stats,
+                repetition_level_histograms: hist[0],
+                definition_level_histograms: hist[1],
+            });
         }
         Ok(())
     }
@@ -415,10 +483,13 @@ impl<'a> ModularFooter<'a> {
         for m in self.modules.iter().flatten() {
             start = start.min(m.offset);
         }
-        for p in [self.offset_index, self.column_index].into_iter().flatten() {
-            if let Ok(Some(v)) = p.get(0) {
-                start = start.min(v);
-            }
+        let pages = [
+            self.placement.map(|p| p.data_page_offset),
+            self.offset_index.map(|p| p.first_page),
+            self.column_index.map(|p| p.first_page),
+        ];
+        for p in pages.into_iter().flatten() {
+            start = start.min(p.offset());
         }
         start
     }
@@ -539,7 +610,7 @@ impl<'a> ModularFooter<'a> {
     }
 
     /// Every value-level rule: all pages' values, CSR and page-group monotonicity, statistic
-    /// positions, every chunk's page-index group, the schema (leaf count = `num_columns`) and
+    /// positions, every chunk's page-index slice, the schema (leaf count = `num_columns`) and
     /// the file metadata. O(size of the footer).
     ///
     /// ```
@@ -576,22 +647,43 @@ impl<'a> ModularFooter<'a> {
             s.validate()?;
         }
         let k = self.chunks() as usize;
-        for (pgo, module) in [
-            (self.offset_index, Module::OffsetIndex),
-            (self.column_index, Module::ColumnIndex),
-        ] {
-            let Some(pgo) = pgo else { continue };
-            pgo.validate()?;
-            nondecreasing(&pgo)?;
-            let g = self.num_row_groups as usize;
-            for i in 0..k {
-                let (c, r) = ((i / g) as u32, (i % g) as u32);
-                if module == Module::OffsetIndex {
-                    self.offset_index(c, r)?;
-                } else {
-                    self.column_index(c, r)?;
-                }
+        let g = self.num_row_groups as usize;
+        if let Some(oi) = &self.offset_index {
+            for page in [
+                &oi.first_page,
+                &oi.page_offset,
+                &oi.compressed_page_size,
+                &oi.first_row_index,
+            ]
+            .into_iter()
+            .chain(&oi.unencoded_byte_array_data_bytes)
+            {
+                page.validate()?;
             }
+            nondecreasing(&oi.first_page)?;
+        }
+        if let Some(ci) = &self.column_index {
+            ci.first_page.validate()?;
+            ci.boundary_order.validate()?;
+            ci.null_page.validate()?;
+            ci.stats.validate()?;
+            nondecreasing(&ci.first_page)?;
+            for h in [
+                &ci.repetition_level_histograms,
+                &ci.definition_level_histograms,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                h.first.validate()?;
+                h.values.validate()?;
+                nondecreasing(&h.first)?;
+            }
+        }
+        for i in 0..k {
+            let (c, r) = ((i / g) as u32, (i % g) as u32);
+            self.offset_index(c, r)?;
+            self.column_index(c, r)?;
         }
         let schema = self.schema()?;
         let leaves = schema.num_leaves()?;

@@ -1,8 +1,8 @@
 //! Builds a complete modular footer (`alloc`): every module, minimal bit widths, SPARSE pages
 //! where a statistic is not present everywhere, a min/max common-prefix array when it saves
 //! bytes, and canonical order (modules in module order, pages in array order, each
-//! descriptor after its pages, page-index groups in chunk order before their
-//! PAGE_GROUP_OFFSET page).
+//! descriptor after its pages; the page indexes as FILE pages over the page space of all
+//! chunks, with FIRST_PAGE CSRs).
 
 use super::{
     value_type_of, ArrayEncoding, MetadataArray, Module, ModuleEncoding, PageScope, ValueType,
@@ -11,6 +11,7 @@ use super::{
 use crate::codec::bitpack::{width_for, BitPackWriter};
 use crate::codec::thrift::{FieldType, Writer};
 use crate::error::{off, Error, ErrorKind, Location, Result};
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 /// A min/max pair with exactness flags.
@@ -281,63 +282,24 @@ impl FooterInput {
             write_descriptor(out, &mut dir, Module::RowGroupStats, &pages)?;
         }
 
-        // OFFSET_INDEX
+        // OFFSET_INDEX and COLUMN_INDEX: FILE pages over the concatenated page space.
         if ch.iter().any(|m| m.offset_index.is_some()) {
-            let mut pgo = Vec::with_capacity(k + 1);
-            for (i, m) in ch.iter().enumerate() {
-                pgo.push(Some(off(out.len())));
-                let Some(locs) = &m.offset_index else {
-                    continue;
-                };
-                let ords = Some(ordinals(i, g));
-                let po: Vec<_> = locs.iter().map(|p| Some(p.offset)).collect();
-                let cs: Vec<_> = locs
-                    .iter()
-                    .map(|p| Some(u64::from(p.compressed_size)))
-                    .collect();
-                let fr: Vec<_> = locs.iter().map(|p| Some(p.first_row_index)).collect();
-                let mut arrays = alloc::vec![
-                    (MetadataArray::PageOffset, po),
-                    (MetadataArray::CompressedPageSize, cs),
-                    (MetadataArray::FirstRowIndex, fr),
-                ];
-                if let Some(ub) = &m.offset_index_unencoded_bytes {
-                    if ub.len() != locs.len() {
-                        return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
-                    }
-                    arrays.push((
-                        MetadataArray::UnencodedByteArrayDataBytes,
-                        ub.iter().map(|&v| Some(v)).collect(),
-                    ));
-                }
-                for (array, values) in arrays {
-                    let page = encode_page(
-                        Module::OffsetIndex,
-                        array,
-                        &Values::Ints(&values),
-                        ords,
-                        true,
-                    )?;
-                    out.extend_from_slice(&page);
-                }
+            pages.clear();
+            for (array, page) in offset_index_pages(ch)? {
+                let at = off(out.len());
+                out.extend_from_slice(&page);
+                pages.push((array, at, page.len()));
             }
-            pgo.push(Some(off(out.len())));
-            write_page_index_directory(out, &mut dir, Module::OffsetIndex, &pgo)?;
+            write_descriptor(out, &mut dir, Module::OffsetIndex, &pages)?;
         }
-
-        // COLUMN_INDEX
         if ch.iter().any(|m| m.column_index.is_some()) {
-            let mut pgo = Vec::with_capacity(k + 1);
-            for (i, m) in ch.iter().enumerate() {
-                pgo.push(Some(off(out.len())));
-                let Some(ci) = &m.column_index else { continue };
-                let group = column_index_group(ci, Some(ordinals(i, g)), i)?;
-                for (_, page) in group {
-                    out.extend_from_slice(&page);
-                }
+            pages.clear();
+            for (array, page) in column_index_pages(ch)? {
+                let at = off(out.len());
+                out.extend_from_slice(&page);
+                pages.push((array, at, page.len()));
             }
-            pgo.push(Some(off(out.len())));
-            write_page_index_directory(out, &mut dir, Module::ColumnIndex, &pgo)?;
+            write_descriptor(out, &mut dir, Module::ColumnIndex, &pages)?;
         }
 
         // FILE_METADATA
@@ -425,6 +387,7 @@ impl FooterInput {
     /// The optional PLACEMENT arrays (9..=14), each only when some chunk has a value.
     fn optional_placement_pages(&self) -> Result<Vec<(MetadataArray, Vec<u8>)>> {
         let ch = &self.chunks;
+        let mut index_page = None;
         let mut pages = Vec::new();
         let mut ints = |array: MetadataArray, v: Vec<Option<u64>>| -> Result<()> {
             if v.iter().any(Option::is_some) {
@@ -449,9 +412,35 @@ impl FooterInput {
             let page = encode_page(Module::Placement, array, &Values::Bytes(&v), None, false)?;
             Ok(Some((array, page)))
         };
-        let encoding_stats = bytes_page(MetadataArray::EncodingStats, &|m| {
-            m.encoding_stats.as_deref()
-        })?;
+        // ENCODING_STATS as a table of the distinct lists (first-seen order) and a per-chunk
+        // index into it: writers repeat a handful of lists over every chunk.
+        let mut table: Vec<&[u8]> = Vec::new();
+        let mut seen: BTreeMap<&[u8], u64> = BTreeMap::new();
+        let mut index: Vec<Option<u64>> = Vec::with_capacity(ch.len());
+        for m in ch {
+            index.push(m.encoding_stats.as_deref().map(|b| {
+                *seen.entry(b).or_insert_with(|| {
+                    table.push(b);
+                    off(table.len() - 1)
+                })
+            }));
+        }
+        let mut encoding_stats = Vec::new();
+        if !table.is_empty() {
+            let t: Vec<Option<&[u8]>> = table.iter().map(|&b| Some(b)).collect();
+            let (array, ia) = (
+                MetadataArray::EncodingStats,
+                MetadataArray::EncodingStatsIndex,
+            );
+            encoding_stats.push((
+                array,
+                encode_page(Module::Placement, array, &Values::Bytes(&t), None, true)?,
+            ));
+            index_page = Some((
+                ia,
+                encode_page(Module::Placement, ia, &Values::Ints(&index), None, false)?,
+            ));
+        }
         let size_statistics = bytes_page(MetadataArray::SizeStatistics, &|m| {
             m.size_statistics.as_deref()
         })?;
@@ -483,6 +472,7 @@ impl FooterInput {
         }
         out.extend(more);
         out.extend(size_statistics);
+        out.extend(index_page);
         Ok(out)
     }
 }
@@ -490,10 +480,6 @@ impl FooterInput {
 /// A count or length too large for the format's fields: no item or byte to name.
 fn limit() -> Error {
     Error::at_item(ErrorKind::LimitExceeded, Location::Whole, 0)
-}
-
-fn ordinals(k: usize, g: usize) -> (u32, u32) {
-    ((k / g) as u32, (k % g) as u32)
 }
 
 /// Values of one array: integers/booleans or byte strings; `None` = absent.
@@ -632,19 +618,18 @@ pub fn encode_page(
     Ok(page)
 }
 
-/// The pages of one chunk's COLUMN_INDEX group, in array order: the statistics, NULL_PAGE,
-/// BOUNDARY_ORDER and the level histograms (shared with the encrypting writer, which seals
-/// the same group). `i` is the chunk's index, for errors.
+/// The pages of one chunk's column index as a COLUMN_CHUNK page group, in array order: the
+/// statistics, NULL_PAGE, BOUNDARY_ORDER and the level histograms. The plaintext
+/// COLUMN_INDEX module no longer uses groups (its pages are FILE pages over all chunks); the
+/// encrypting writer seals one such group per protected chunk. `i` is the chunk's index, for
+/// errors.
+#[cfg(feature = "encryption")]
 pub(super) fn column_index_group(
     ci: &ColumnIndexInput,
     ords: Option<(u32, u32)>,
     i: usize,
 ) -> Result<Vec<(MetadataArray, Vec<u8>)>> {
-    for p in &ci.pages {
-        if p.null_page && p.stats.min_max.is_some() {
-            return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
-        }
-    }
+    check_column_index(ci, i)?;
     let ps: Vec<Option<&StatsInput>> = ci.pages.iter().map(|p| Some(&p.stats)).collect();
     let mut group = stat_pages(Module::ColumnIndex, &ps, ords)?;
     let np: Vec<_> = ci
@@ -683,10 +668,6 @@ pub(super) fn column_index_group(
         ),
     ] {
         let Some(h) = hist else { continue };
-        let p = ci.pages.len();
-        if (p == 0 && !h.is_empty()) || (p > 0 && (h.is_empty() || h.len() % p != 0)) {
-            return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
-        }
         let v: Vec<Option<u64>> = h.iter().map(|&x| Some(x)).collect();
         group.push((
             array,
@@ -833,25 +814,138 @@ fn write_descriptor(
     Ok(())
 }
 
-fn write_page_index_directory(
-    out: &mut Vec<u8>,
-    dir: &mut Vec<(Module, ModuleEncoding, u64, u64)>,
-    module: Module,
-    pgo: &[Option<u64>],
-) -> Result<()> {
-    let at = off(out.len());
-    let page = encode_page(
-        module,
-        MetadataArray::PageGroupOffset,
-        &Values::Ints(pgo),
-        None,
-        true,
-    )?;
-    out.extend_from_slice(&page);
-    write_descriptor(
-        out,
-        dir,
-        module,
-        &[(MetadataArray::PageGroupOffset, at, page.len())],
-    )
+/// The FILE pages of the OFFSET_INDEX module, in array order: PAGE_OFFSET,
+/// COMPRESSED_PAGE_SIZE, FIRST_ROW_INDEX and UNENCODED_BYTE_ARRAY_DATA_BYTES over the pages
+/// of all chunks (chunk order), then the FIRST_PAGE CSR over chunks.
+fn offset_index_pages(ch: &[ChunkMeta]) -> Result<Vec<(MetadataArray, Vec<u8>)>> {
+    let mut first = Vec::with_capacity(ch.len() + 1);
+    let (mut po, mut cs, mut fr, mut ub) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    first.push(Some(0));
+    for (i, m) in ch.iter().enumerate() {
+        if let Some(locs) = &m.offset_index {
+            po.extend(locs.iter().map(|p| Some(p.offset)));
+            cs.extend(locs.iter().map(|p| Some(u64::from(p.compressed_size))));
+            fr.extend(locs.iter().map(|p| Some(p.first_row_index)));
+            match &m.offset_index_unencoded_bytes {
+                Some(u) if u.len() != locs.len() => {
+                    return Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
+                }
+                Some(u) => ub.extend(u.iter().map(|&v| Some(v))),
+                None => ub.extend(locs.iter().map(|_| None)),
+            }
+        }
+        first.push(Some(off(po.len())));
+    }
+    let mut arrays = alloc::vec![
+        (MetadataArray::PageOffset, po),
+        (MetadataArray::CompressedPageSize, cs),
+        (MetadataArray::FirstRowIndex, fr),
+    ];
+    if ub.iter().any(Option::is_some) {
+        arrays.push((MetadataArray::UnencodedByteArrayDataBytes, ub));
+    }
+    arrays.push((MetadataArray::FirstPage, first));
+    arrays
+        .into_iter()
+        .map(|(array, v)| {
+            let dense = array != MetadataArray::UnencodedByteArrayDataBytes;
+            let page = encode_page(Module::OffsetIndex, array, &Values::Ints(&v), None, dense)?;
+            Ok((array, page))
+        })
+        .collect()
+}
+
+/// A level-histogram array under construction: the values, their CSR over chunks, and
+/// whether any chunk has one.
+type Histograms = (Vec<Option<u64>>, Vec<Option<u64>>, bool);
+
+/// The FILE pages of the COLUMN_INDEX module, in array order: the statistics over the pages
+/// of all chunks, NULL_PAGE, BOUNDARY_ORDER over chunks, the level histograms, the FIRST_PAGE
+/// CSR and the histograms' CSRs.
+fn column_index_pages(ch: &[ChunkMeta]) -> Result<Vec<(MetadataArray, Vec<u8>)>> {
+    let n = ch.len();
+    let mut first = Vec::with_capacity(n + 1);
+    let mut ps: Vec<Option<&StatsInput>> = Vec::new();
+    let (mut np, mut bo) = (Vec::new(), Vec::with_capacity(n));
+    let mut hists: [Histograms; 2] = Default::default();
+    first.push(Some(0));
+    for h in &mut hists {
+        h.1.push(Some(0));
+    }
+    for (i, m) in ch.iter().enumerate() {
+        bo.push(Some(
+            m.column_index
+                .as_ref()
+                .map_or(0, |c| u64::from(c.boundary_order)),
+        ));
+        if let Some(ci) = &m.column_index {
+            check_column_index(ci, i)?;
+            ps.extend(ci.pages.iter().map(|p| Some(&p.stats)));
+            np.extend(ci.pages.iter().map(|p| Some(u64::from(p.null_page))));
+            for (h, src) in hists.iter_mut().zip([
+                &ci.repetition_level_histograms,
+                &ci.definition_level_histograms,
+            ]) {
+                if let Some(v) = src {
+                    h.0.extend(v.iter().map(|&x| Some(x)));
+                    h.2 = true;
+                }
+            }
+        }
+        first.push(Some(off(np.len())));
+        for h in &mut hists {
+            h.1.push(Some(off(h.0.len())));
+        }
+    }
+    let module = Module::ColumnIndex;
+    let mut pages = stat_pages(module, &ps, None)?;
+    let dense = |array: MetadataArray, v: &[Option<u64>]| -> Result<(MetadataArray, Vec<u8>)> {
+        Ok((
+            array,
+            encode_page(module, array, &Values::Ints(v), None, true)?,
+        ))
+    };
+    pages.push(dense(MetadataArray::NullPage, &np)?);
+    pages.push(dense(MetadataArray::BoundaryOrder, &bo)?);
+    let [rep, def] = &hists;
+    if rep.2 {
+        pages.push(dense(MetadataArray::RepetitionLevelHistogram, &rep.0)?);
+    }
+    if def.2 {
+        pages.push(dense(MetadataArray::DefinitionLevelHistogram, &def.0)?);
+    }
+    pages.push(dense(MetadataArray::FirstPage, &first)?);
+    if rep.2 {
+        pages.push(dense(MetadataArray::FirstRepetitionLevelHistogram, &rep.1)?);
+    }
+    if def.2 {
+        pages.push(dense(MetadataArray::FirstDefinitionLevelHistogram, &def.1)?);
+    }
+    Ok(pages)
+}
+
+/// The writer's rules for one chunk's column index (`i`: the chunk, for errors): no min/max
+/// on a null page, histograms of `pages.len() * (L + 1)` values.
+fn check_column_index(ci: &ColumnIndexInput, i: usize) -> Result<()> {
+    let bad = Err(Error::at_item(ErrorKind::Mismatch, Location::Entry, off(i)));
+    if ci
+        .pages
+        .iter()
+        .any(|p| p.null_page && p.stats.min_max.is_some())
+    {
+        return bad;
+    }
+    let p = ci.pages.len();
+    for h in [
+        &ci.repetition_level_histograms,
+        &ci.definition_level_histograms,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if (p == 0 && !h.is_empty()) || (p > 0 && (h.is_empty() || h.len() % p != 0)) {
+            return bad;
+        }
+    }
+    Ok(())
 }

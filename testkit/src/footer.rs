@@ -59,6 +59,29 @@ pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
         let dict: Vec<u64> = (0..ndict).map(|i| pos + i as u64 * 10).collect();
         let data = pos + ndict as u64 * 10;
         let npages = rng.below(4) as usize;
+        // Per-page extras of the page indexes (their own CSRs / SPARSE presence over the
+        // page space): two definition levels per page, unencoded byte-array sizes.
+        let hist = rng.percent(40).then(|| {
+            (0..npages * 2)
+                .map(|_| rng.below(1000))
+                .collect::<Vec<u64>>()
+        });
+        // One of three encoding-stats lists (ENCODING_STATS is a table of distinct lists).
+        let encoding_stats = rng.percent(70).then(|| {
+            let mut w = lakecore::codec::thrift::Writer::new();
+            w.list_header(lakecore::codec::thrift::FieldType::Struct, 1);
+            w.struct_begin();
+            w.field_i32(1, 0);
+            w.field_i32(2, 8);
+            w.field_i32(3, rng.below(3) as i32 + 1);
+            w.struct_end();
+            w.into_bytes()
+        });
+        let unencoded = rng.percent(40).then(|| {
+            (0..npages)
+                .map(|_| rng.below(1 << 30))
+                .collect::<Vec<u64>>()
+        });
         *chunk = ChunkMeta {
             data_page_offset: data,
             dictionary_page_offsets: dict,
@@ -92,8 +115,11 @@ pub fn random_input(seed: u64, c: u32, g: u32) -> (FooterInput, usize) {
                         }
                     })
                     .collect(),
+                definition_level_histograms: hist,
                 ..ColumnIndexInput::default()
             }),
+            offset_index_unencoded_bytes: unencoded,
+            encoding_stats,
             encodings: rng.below(1 << 10) as u32,
             bloom_filter_offset: rng.percent(30).then_some(pos + 1),
             bloom_filter_length: rng.percent(30).then_some(3),
@@ -174,6 +200,8 @@ pub fn check_against_input(footer: &ModularFooter<'_>, input: &FooterInput) {
                 p.is_fully_dictionary_encoded,
                 want.is_fully_dictionary_encoded
             );
+            let d = footer.chunk_details(c, rg).unwrap();
+            assert_eq!(d.encoding_stats, want.encoding_stats.as_deref());
             match footer.chunk_statistics(c, rg).unwrap() {
                 Some(s) => check_stats(&s, want.statistics.as_ref()),
                 None => assert!(input.chunks.iter().all(|m| m.statistics.is_none())),
@@ -188,6 +216,11 @@ pub fn check_against_input(footer: &ModularFooter<'_>, input: &FooterInput) {
                             (p.offset, u64::from(p.compressed_size), p.first_row_index)
                         );
                     }
+                    let ub = oi.unencoded_byte_array_data_bytes;
+                    assert_eq!(
+                        ub.map(|u| u.window_values().collect::<Vec<_>>()),
+                        want.offset_index_unencoded_bytes.clone()
+                    );
                 }
                 None => assert!(want.offset_index.as_ref().is_none_or(Vec::is_empty)),
             }
@@ -200,8 +233,17 @@ pub fn check_against_input(footer: &ModularFooter<'_>, input: &FooterInput) {
                         assert_eq!(ci.is_null_page(i).unwrap(), p.null_page);
                         check_stats(&ci.page(i).unwrap(), Some(&p.stats));
                     }
+                    let h = ci.definition_level_histograms;
+                    assert_eq!(
+                        h.map(|h| h.window_values().collect::<Vec<_>>()),
+                        w.definition_level_histograms.clone()
+                    );
                 }
-                None => assert!(want.column_index.is_none()),
+                // A zero-page column index is no index (an empty FIRST_PAGE slice).
+                None => assert!(want
+                    .column_index
+                    .as_ref()
+                    .is_none_or(|c| c.pages.is_empty())),
             }
         }
     }

@@ -7,5 +7,6 @@ mod convert;
 mod crypt;
 mod lossless;
 mod pages;
+mod size;
 mod thrift;
 mod view;

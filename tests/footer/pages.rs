@@ -239,6 +239,111 @@ fn worked_bytes_header() {
     assert_eq!(&w[..25], &cc[..]);
 }
 
+/// The FORMATS.md worked bytes of a FIRST_PAGE page: chunk 0 has pages 0..2, chunk 1 page 2.
+#[test]
+fn worked_bytes_first_page() {
+    let want = [
+        0x15, 0x06, 0x15, 0x62, 0x15, 0x04, 0x15, 0x00, 0x15, 0x06, 0x15, 0x02, 0x1C, 0x1C, 0x13,
+        0x02, 0x00, 0x00, 0x15, 0x00, 0x00, 0x38,
+    ];
+    let vals = [Some(0), Some(2), Some(3)];
+    let page = encode_page(
+        Module::OffsetIndex,
+        MetadataArray::FirstPage,
+        &Values::Ints(&vals),
+        None,
+        true,
+    )
+    .unwrap();
+    assert_eq!(page, want);
+    let v = ArrayPage::parse(&want, 0).unwrap();
+    let got: Vec<u64> = (0..3).map(|i| v.get_dense(i).unwrap()).collect();
+    assert_eq!(got, [0, 2, 3]);
+}
+
+/// A window (a chunk's slice of a FILE page) behaves like the naive sub-vector: values,
+/// presence, present count, dense reads and validation; ranges past the view are errors.
+#[test]
+fn windows_match_naive_model() {
+    let mut seed = 0x2545f4914f6cdd1du64;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for n in [1usize, 2, 17, 100, 600] {
+        for density in [1u64, 2, 3] {
+            let vals: Vec<Option<u64>> = (0..n)
+                .map(|_| (rnd() % density == 0).then(|| rnd() % 5000))
+                .collect();
+            let bytes: Vec<Option<Vec<u8>>> = vals
+                .iter()
+                .map(|v| v.map(|x| x.to_string().into_bytes()))
+                .collect();
+            let refs: Vec<Option<&[u8]>> = bytes.iter().map(|b| b.as_deref()).collect();
+            let ints = encode_page(
+                Module::ColumnIndex,
+                MetadataArray::NullCount,
+                &Values::Ints(&vals),
+                None,
+                false,
+            )
+            .unwrap();
+            let strs = encode_page(
+                Module::ColumnIndex,
+                MetadataArray::MinValue,
+                &Values::Bytes(&refs),
+                None,
+                false,
+            )
+            .unwrap();
+            let iv = ArrayPage::parse(&ints, 0).unwrap();
+            let sv = ArrayPage::parse(&strs, 0).unwrap();
+            for _ in 0..20 {
+                let a = (rnd() as usize) % (n + 1);
+                let len = (rnd() as usize) % (n - a + 1);
+                let (w, ws) = (iv.window(a, len).unwrap(), sv.window(a, len).unwrap());
+                w.validate().unwrap();
+                ws.validate().unwrap();
+                assert_eq!((w.len(), w.base()), (len, a));
+                let want = &vals[a..a + len];
+                let present = want.iter().filter(|v| v.is_some()).count();
+                assert_eq!(w.num_present(), present);
+                assert_eq!(ws.num_present(), present);
+                let flat: Vec<u64> = want.iter().flatten().copied().collect();
+                assert_eq!(w.window_values().collect::<Vec<_>>(), flat);
+                for (i, v) in want.iter().enumerate() {
+                    assert_eq!(w.get(i).unwrap(), *v);
+                    assert_eq!(ws.get_bytes(i).unwrap(), bytes[a + i].as_deref());
+                    if !w.is_sparse() {
+                        assert_eq!(w.get_dense(i).unwrap(), v.unwrap());
+                    }
+                }
+                assert_eq!(w.get(len).unwrap_err().kind, ErrorKind::OutOfBounds);
+                // A window of a window composes; past the view is an error.
+                if len > 1 {
+                    let inner = w.window(1, len - 1).unwrap();
+                    assert_eq!(
+                        inner.get(0).unwrap().as_ref(),
+                        want.get(1).and_then(|v| v.as_ref())
+                    );
+                }
+                assert_eq!(
+                    w.window(0, len + 1).unwrap_err().kind,
+                    ErrorKind::OutOfBounds
+                );
+                if !w.is_sparse() && len > 0 {
+                    let mut out = vec![0u64; len];
+                    w.unpack_u64(0, &mut out).unwrap();
+                    assert_eq!(out, flat);
+                    assert!(w.unpack_u64(1, &mut out).is_err());
+                }
+            }
+        }
+    }
+}
+
 fn err(page: &[u8]) -> (ErrorKind, u64) {
     let e = ArrayPage::parse(page, 100).unwrap_err();
     (e.kind, e.offset)

@@ -121,12 +121,19 @@ enum T {
     StatsPrefixCount,
     StatsMinMaxPositions,
     StatsExactWithoutMin,
-    GroupOrdinals,
-    GroupOrder,
-    GroupMissingArray,
-    GroupOverrun,
-    PgoDecreasing,
-    PgoOutsideFile,
+    EncodingStatsWithoutIndex,
+    EncodingStatsIndexOutside,
+    FirstPageFirstNonZero,
+    FirstPageLastMismatch,
+    FirstPageDecreasing,
+    PageIndexMissingArray,
+    PageIndexDomain,
+    PageOffsetSparse,
+    PageIndexForeignArray,
+    UnencodedPartialChunk,
+    HistogramWithoutCsr,
+    HistogramNotMultiple,
+    BoundaryOrderDomain,
     ColumnIndexMinOnNullPage,
     SchemaLeafCount,
 }
@@ -271,6 +278,29 @@ fn assemble(t: T) -> Vec<u8> {
     if t == T::DuplicatePlacementArray {
         locs.push(locs[0]);
     }
+    // ENCODING_STATS: a table of two distinct lists (empty Thrift lists of structs), and
+    // each chunk's index into it (chunk 4 has none).
+    let table: Vec<Option<&[u8]>> = vec![Some(&[0x0c][..]), Some(&[0x1c, 0x00][..])];
+    let mut index = vec![Some(0), Some(1), Some(1), Some(0), None, Some(1)];
+    if t == T::EncodingStatsIndexOutside {
+        index[3] = Some(2);
+    }
+    if t != T::EncodingStatsWithoutIndex {
+        let (at, len) = a.put(&page(
+            Module::Placement,
+            A::EncodingStatsIndex,
+            &index,
+            None,
+        ));
+        locs.push((A::EncodingStatsIndex as i32, at, len));
+    }
+    let (at, len) = a.put(&bytes_page(
+        Module::Placement,
+        A::EncodingStats,
+        &table,
+        None,
+    ));
+    locs.push((A::EncodingStats as i32, at, len));
     if t == T::ForeignArrayInDescriptor {
         let (at, len) = a.put(&page(Module::Placement, A::NullCount, &ints(&[0; K]), None));
         locs.push((A::NullCount as i32, at, len));
@@ -342,88 +372,137 @@ fn assemble(t: T) -> Vec<u8> {
         locs.push((A::MinIsExact as i32, at, len));
     }
     a.descriptor(2, 1, &locs, false);
-    // OFFSET_INDEX: chunk 1 has no index, the others two pages each.
-    let mut pgo = Vec::new();
+    // OFFSET_INDEX: FILE pages over the page space; chunk 1 has no index, the others two
+    // pages each; chunk 0 alone has unencoded byte-array sizes (a SPARSE page).
+    let (mut po, mut cs, mut fr, mut ub) = (vec![], vec![], vec![], vec![]);
+    let mut first = vec![0u64];
     for kk in 0..K {
-        pgo.push(a.out.len() as u64);
-        if kk == 1 {
-            continue;
+        if kk != 1 {
+            po.extend([Some(dpo[kk]), Some(dpo[kk] + 50)]);
+            cs.extend([Some(50), Some(50)]);
+            fr.extend([Some(0), Some(3)]);
+            if kk == 0 {
+                ub.extend([Some(7), Some(8)]);
+            } else if kk == 3 && t == T::UnencodedPartialChunk {
+                ub.extend([Some(9), None]);
+            } else {
+                ub.extend([None, None]);
+            }
         }
-        let (c, g) = ((kk as u32) / G, (kk as u32) % G);
-        let mut ords = Some((c, g));
-        if t == T::GroupOrdinals && kk == 4 {
-            ords = Some((c, (g + 1) % G));
-        }
-        let mut group = vec![
-            page(
-                Module::OffsetIndex,
-                A::PageOffset,
-                &ints(&[dpo[kk], dpo[kk] + 50]),
-                ords,
-            ),
-            page(
-                Module::OffsetIndex,
-                A::CompressedPageSize,
-                &ints(&[50, 50]),
-                ords,
-            ),
-            page(Module::OffsetIndex, A::FirstRowIndex, &ints(&[0, 3]), ords),
-        ];
-        if t == T::GroupOrder && kk == 0 {
-            group.swap(0, 1);
-        }
-        if t == T::GroupMissingArray && kk == 0 {
-            group.pop();
-        }
-        for p in group {
-            a.put(&p);
-        }
+        first.push(po.len() as u64);
     }
-    pgo.push(a.out.len() as u64);
-    if t == T::GroupOverrun {
-        pgo[3] -= 1;
+    if t == T::PageOffsetSparse {
+        po[3] = None;
     }
-    if t == T::PgoDecreasing {
-        pgo.swap(2, 3);
+    if t == T::PageIndexDomain {
+        cs.pop();
     }
-    if t == T::PgoOutsideFile {
-        pgo[K] = 1 << 40;
+    if t == T::FirstPageFirstNonZero {
+        first[0] = 1;
     }
-    let (at, len) = a.put(&page(
-        Module::OffsetIndex,
-        A::PageGroupOffset,
-        &ints(&pgo),
-        None,
-    ));
-    a.descriptor(3, 1, &[(A::PageGroupOffset as i32, at, len)], false);
-    // COLUMN_INDEX: every chunk two pages, page 1 of chunk 2 is a null page.
-    let mut pgo = Vec::new();
+    if t == T::FirstPageLastMismatch {
+        first[K] += 1;
+    }
+    if t == T::FirstPageDecreasing {
+        first.swap(2, 3);
+    }
+    let mut oi = vec![
+        (A::PageOffset, po),
+        (A::CompressedPageSize, cs),
+        (A::FirstRowIndex, fr),
+        (A::UnencodedByteArrayDataBytes, ub),
+        (A::FirstPage, first.iter().copied().map(Some).collect()),
+    ];
+    if t == T::PageIndexMissingArray {
+        oi.remove(2);
+    }
+    let mut locs = Vec::new();
+    for (array, v) in &oi {
+        let (at, len) = a.put(&page(Module::OffsetIndex, *array, v, None));
+        locs.push((*array as i32, at, len));
+    }
+    if t == T::PageIndexForeignArray {
+        let (at, len) = a.put(&page(Module::OffsetIndex, A::NullPage, &ints(&[0]), None));
+        locs.push((A::NullPage as i32, at, len));
+    }
+    a.descriptor(3, 1, &locs, false);
+    // COLUMN_INDEX: every chunk two pages, page 1 of chunk 2 is a null page; chunk 3 has
+    // definition-level histograms (two levels per page).
+    let (mut mins, mut nulls, mut hist) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut first, mut hist_first) = (vec![0u64], vec![0u64]);
     for kk in 0..K {
-        pgo.push(a.out.len() as u64);
-        let ords = Some(((kk as u32) / G, (kk as u32) % G));
-        let nulls = if kk == 2 { [0u64, 1] } else { [0, 0] };
-        let mut mins: Vec<Option<&[u8]>> = vec![Some(b"b"), Some(b"c")];
-        if kk == 2 && t != T::ColumnIndexMinOnNullPage {
-            mins[1] = None;
+        let null = kk == 2;
+        nulls.extend([Some(0), Some(u64::from(null))]);
+        mins.push(Some(&b"b"[..]));
+        if null && t != T::ColumnIndexMinOnNullPage {
+            mins.push(None);
+        } else {
+            mins.push(Some(&b"c"[..]));
         }
-        let maxs = mins.clone();
-        for p in [
-            bytes_page(Module::ColumnIndex, A::MinValue, &mins, ords),
-            bytes_page(Module::ColumnIndex, A::MaxValue, &maxs, ords),
-            page(Module::ColumnIndex, A::NullPage, &ints(&nulls), ords),
-            page(Module::ColumnIndex, A::BoundaryOrder, &ints(&[1]), ords),
-        ] {
-            a.put(&p);
+        if kk == 3 {
+            hist.extend(ints(&[1, 2, 3, 4]));
+            if t == T::HistogramNotMultiple {
+                hist.pop();
+            }
         }
+        first.push(nulls.len() as u64);
+        hist_first.push(hist.len() as u64);
     }
-    pgo.push(a.out.len() as u64);
-    let (at, len) = a.put(&page(
-        Module::ColumnIndex,
-        A::PageGroupOffset,
-        &ints(&pgo),
-        None,
-    ));
-    a.descriptor(4, 1, &[(A::PageGroupOffset as i32, at, len)], false);
+    let bo = if t == T::BoundaryOrderDomain {
+        ints(&[1])
+    } else {
+        ints(&[1; K])
+    };
+    let maxs = mins.clone();
+    let mut ci = vec![
+        (
+            A::MinValue,
+            bytes_page(Module::ColumnIndex, A::MinValue, &mins, None),
+        ),
+        (
+            A::MaxValue,
+            bytes_page(Module::ColumnIndex, A::MaxValue, &maxs, None),
+        ),
+        (
+            A::NullPage,
+            page(Module::ColumnIndex, A::NullPage, &nulls, None),
+        ),
+        (
+            A::BoundaryOrder,
+            page(Module::ColumnIndex, A::BoundaryOrder, &bo, None),
+        ),
+        (
+            A::DefinitionLevelHistogram,
+            page(
+                Module::ColumnIndex,
+                A::DefinitionLevelHistogram,
+                &hist,
+                None,
+            ),
+        ),
+        (
+            A::FirstPage,
+            page(Module::ColumnIndex, A::FirstPage, &ints(&first), None),
+        ),
+        (
+            A::FirstDefinitionLevelHistogram,
+            page(
+                Module::ColumnIndex,
+                A::FirstDefinitionLevelHistogram,
+                &ints(&hist_first),
+                None,
+            ),
+        ),
+    ];
+    if t == T::HistogramWithoutCsr {
+        ci.pop();
+    }
+    let mut locs = Vec::new();
+    for (array, p) in &ci {
+        let (at, len) = a.put(p);
+        locs.push((*array as i32, at, len));
+    }
+    a.descriptor(4, 1, &locs, false);
     // FILE_METADATA
     let mut w = Writer::new();
     w.struct_begin();
@@ -544,6 +623,16 @@ fn assembled_baseline_is_valid_and_reads_back() {
     );
     assert!(s.max.unwrap().eq_bytes(b"az"));
     assert!(f.offset_index(0, 1).unwrap().is_none());
+    let es = |c, g| f.chunk_details(c, g).unwrap().encoding_stats;
+    assert_eq!(
+        (es(0, 0), es(0, 1), es(1, 0), es(1, 1)),
+        (
+            Some(&[0x0c][..]),
+            Some(&[0x1c, 0x00][..]),
+            Some(&[0x0c][..]),
+            None
+        )
+    );
     assert_eq!(
         f.offset_index(1, 2).unwrap().unwrap().page(1).unwrap(),
         (554, 50, 3)
@@ -552,6 +641,19 @@ fn assembled_baseline_is_valid_and_reads_back() {
     assert!(ci.is_null_page(1).unwrap());
     assert_eq!(ci.page(1).unwrap().min, None);
     assert_eq!(ci.boundary_order, 1);
+    assert!(ci.definition_level_histograms.is_none());
+    let h = f.column_index(1, 0).unwrap().unwrap();
+    let h = h.definition_level_histograms.unwrap();
+    assert_eq!(h.window_values().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    let oi = f.offset_index(0, 0).unwrap().unwrap();
+    let ub = oi.unencoded_byte_array_data_bytes.unwrap();
+    assert_eq!((ub.get(0).unwrap(), ub.get(1).unwrap()), (Some(7), Some(8)));
+    assert!(f
+        .offset_index(0, 2)
+        .unwrap()
+        .unwrap()
+        .unencoded_byte_array_data_bytes
+        .is_none());
     assert_eq!(
         open_all(&assemble(T::UnknownModuleSkipped), Limits::default()),
         Ok(())
@@ -709,30 +811,65 @@ rule!(
     ErrorKind::Mismatch
 );
 rule!(
-    group_pages_carry_chunk_ordinals,
-    T::GroupOrdinals,
-    ErrorKind::Mismatch
-);
-rule!(group_pages_ascending, T::GroupOrder, ErrorKind::NotSorted);
-rule!(
-    group_required_arrays,
-    T::GroupMissingArray,
+    encoding_stats_table_needs_its_index,
+    T::EncodingStatsWithoutIndex,
     ErrorKind::ThriftMissingField
 );
 rule!(
-    group_ends_exactly,
-    T::GroupOverrun,
-    ErrorKind::OutOfBounds | ErrorKind::Mismatch | ErrorKind::Truncated
+    encoding_stats_index_inside_the_table,
+    T::EncodingStatsIndexOutside,
+    ErrorKind::OutOfBounds
 );
 rule!(
-    page_group_offsets_nondecreasing,
-    T::PgoDecreasing,
+    first_page_starts_at_zero,
+    T::FirstPageFirstNonZero,
+    ErrorKind::InvalidValue
+);
+rule!(
+    first_page_ends_at_page_count,
+    T::FirstPageLastMismatch,
+    ErrorKind::Mismatch
+);
+rule!(
+    first_page_nondecreasing,
+    T::FirstPageDecreasing,
     ErrorKind::NotSorted
 );
 rule!(
-    page_group_offsets_inside_file,
-    T::PgoOutsideFile,
-    ErrorKind::OutOfBounds
+    page_index_required_arrays,
+    T::PageIndexMissingArray,
+    ErrorKind::ThriftMissingField
+);
+rule!(
+    page_index_arrays_span_the_page_space,
+    T::PageIndexDomain,
+    ErrorKind::Mismatch
+);
+rule!(page_offsets_dense, T::PageOffsetSparse, ErrorKind::Mismatch);
+rule!(
+    page_index_foreign_array,
+    T::PageIndexForeignArray,
+    ErrorKind::InvalidValue
+);
+rule!(
+    unencoded_sizes_all_pages_of_a_chunk_or_none,
+    T::UnencodedPartialChunk,
+    ErrorKind::Mismatch
+);
+rule!(
+    histogram_needs_its_csr,
+    T::HistogramWithoutCsr,
+    ErrorKind::ThriftMissingField
+);
+rule!(
+    histogram_multiple_of_pages,
+    T::HistogramNotMultiple,
+    ErrorKind::Mismatch
+);
+rule!(
+    boundary_order_over_chunks,
+    T::BoundaryOrderDomain,
+    ErrorKind::Mismatch
 );
 rule!(
     column_index_bounds_only_on_non_null_pages,
