@@ -308,6 +308,19 @@ fn read_table_json_equals_pypaimon() {
         "--json",
     ]));
     assert_eq!(quoted, one);
+    // `--where`, the grammar of `scan --where`: exact on the partition key; a condition on
+    // another column keeps every file (all layers of a row are read).
+    let wher =
+        |filter: &str| json_lines(&run(&["blob", "read", &dir, "--where", filter, "--json"]));
+    assert_eq!(wher("dt = '2024-01-02'"), one);
+    let all = json_lines(&run(&["blob", "read", &dir, "--json"]));
+    assert!(all.len() > one.len());
+    assert_eq!(wher("dt IN ('2024-01-01', '2024-01-02')"), all);
+    assert_eq!(wher("dt = '2024-01-02' AND id > 1000000"), one);
+    assert_eq!(wher("dt = '2024-01-02' OR name = 'x'"), all);
+    assert!(wher("dt > '2024-01-02'").is_empty());
+    let bad = run(&["blob", "read", &dir, "--where", "dt = = 1", "--json"]);
+    assert_eq!(bad.status.code(), Some(3), "{bad:?}");
 }
 
 #[test]

@@ -101,6 +101,12 @@ struct TableArgs {
     /// Buckets: `B[/T][,..]` (`/T` also requires that total bucket count).
     #[arg(long, value_name = "B[/T][,..]")]
     bucket: Option<String>,
+    /// A filter in the grammar of `scan --where` (comparisons, IN, IS [NOT] NULL, AND, OR,
+    /// parentheses), e.g. `p >= 2 AND p IN (2, 5)`. Exact on partition keys; conditions on
+    /// other columns keep every file (a row's BLOB layers must all be read), as in the
+    /// clients' data-evolution reads.
+    #[arg(long = "where", value_name = "FILTER")]
+    filter: Option<String>,
     /// Snapshot id (default: the latest).
     #[arg(long, value_name = "N")]
     snapshot: Option<u64>,
@@ -135,6 +141,7 @@ fn plan_column(args: &TableArgs) -> Result<BlobColumnRead, Failure> {
         rows,
         buckets,
         partition,
+        filter: crate::scan::where_arg(args.filter.as_deref())?,
         ..ScanQuery::default()
     };
     let table = crate::scan::open_table(&args.table_dir, args.remote)?;

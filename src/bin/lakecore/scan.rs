@@ -197,14 +197,16 @@ fn query_of(args: &Args) -> Result<ScanQuery, Failure> {
         buckets,
         partition: conditions_arg(&args.partition, "partition")?,
         columns: conditions_arg(&args.column, "column")?,
-        filter: match &args.filter {
-            Some(text) => Some(
-                Filter::parse(text)
-                    .map_err(|e| Failure::Usage(format!("bad --where {text:?}: {e}")))?,
-            ),
-            None => None,
-        },
+        filter: where_arg(args.filter.as_deref())?,
     })
+}
+
+/// The `--where` filter of `scan` and `blob read` / `blob check` (one grammar).
+pub(crate) fn where_arg(text: Option<&str>) -> Result<Option<Filter>, Failure> {
+    text.map(|text| {
+        Filter::parse(text).map_err(|e| Failure::Usage(format!("bad --where {text:?}: {e}")))
+    })
+    .transpose()
 }
 
 pub(crate) fn failure(e: ScanError) -> Failure {
