@@ -329,7 +329,28 @@ fn demo_scans_a_generated_table_and_keeps_it_on_request() {
     // An existing directory is refused rather than overwritten.
     let again = lakecore(&["demo", "--manifests", "1", "--keep", keep.to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(3), "a usage error");
+    // The table was built beside DIR and renamed into place: no temporary sibling is left.
+    let name = keep.file_name().unwrap().to_str().unwrap().to_string();
+    let leftovers: Vec<_> = fs::read_dir(keep.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(&format!(".{name}.lakecore-tmp-")))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
     fs::remove_dir_all(&keep).unwrap();
+    // A demo that fails leaves nothing at DIR (here: its parent is a file).
+    fs::write(&keep, b"not a directory").unwrap();
+    let orphan = keep.join("table");
+    let failed = lakecore(&[
+        "demo",
+        "--manifests",
+        "1",
+        "--keep",
+        orphan.to_str().unwrap(),
+    ]);
+    assert!(!failed.status.success());
+    assert!(!orphan.exists());
+    fs::remove_file(&keep).unwrap();
 }
 
 /// `--splits` groups the `--json` files by partition and bucket, with typed partitions and

@@ -69,7 +69,9 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
         "\n== table scan: a generated Paimon table with {} manifests, planned by lakecore::paimon (= `lakecore scan`)",
         spec.manifests
     );
-    let (dir, _guard) = match keep {
+    // `--keep DIR`: the table is built and planned in a temporary sibling of DIR and renamed
+    // into place only when the demo succeeded, so DIR is either the whole table or absent.
+    let (dir, mut guard) = match keep {
         Some(dir) => {
             if dir.exists() {
                 return Err(Failure::Usage(format!(
@@ -77,7 +79,14 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
                     dir.display()
                 )));
             }
-            (dir.to_path_buf(), TempTable(None))
+            let name = dir.file_name().ok_or_else(|| {
+                Failure::Usage(format!("--keep {}: not a directory name", dir.display()))
+            })?;
+            let mut tmp_name = std::ffi::OsString::from(".");
+            tmp_name.push(name);
+            tmp_name.push(format!(".lakecore-tmp-{}", std::process::id()));
+            let tmp = dir.with_file_name(tmp_name);
+            (tmp.clone(), TempTable(Some(tmp)))
         }
         None => {
             let dir =
@@ -202,11 +211,16 @@ pub(super) fn run(manifests: usize, keep: Option<&Path>, summary: &mut Summary) 
             summary.push(line.clone());
         }
     }
-    if keep.is_some() {
+    if let Some(kept) = keep {
+        std::fs::rename(&dir, kept).map_err(|error| Failure::Io {
+            context: format!("moving the demo table into {}", kept.display()),
+            error,
+        })?;
+        guard.0 = None;
         outln!(
             "kept: {} (try `lakecore scan {} --partition dt={day},hr={hour}`)",
-            dir.display(),
-            dir.display()
+            kept.display(),
+            kept.display()
         );
     }
     Ok(())
