@@ -11,8 +11,8 @@ use lakecore::paimon::{
     DataFile, Filter, PartitionType, PartitionValue, ScanError, ScanOptions, ScanPlan, ScanQuery,
     SnapshotSpec, Table, TableSchema, DEFAULT_PARTITION_NAME,
 };
-use lakecore::select::{RowRange, RowRanges};
-use lakecore::sidecar::{PartitionMask, Query, Sidecar};
+use lakecore::select::RowRange;
+use lakecore::sidecar::Sidecar;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::collections::HashMap;
@@ -1125,7 +1125,6 @@ impl RawSidecar {
     ) -> PyResult<Vec<BlockRow>> {
         let bytes = &self.bytes;
         py.detach(|| -> Result<_, Fail> {
-            let s = Sidecar::parse(bytes).map_err(sidecar_fail)?;
             let mut ranges: Option<Vec<RowRange>> = rows.map(|r| {
                 r.into_iter()
                     .map(|(first, last)| RowRange::new(first, last))
@@ -1139,33 +1138,34 @@ impl RawSidecar {
                     )));
                 }
             }
-            let mask = partitions.as_ref().map(|keep| {
-                let mut keep: Vec<&[u8]> = keep.iter().map(Vec::as_slice).collect();
-                keep.sort_unstable();
-                s.partition_mask_vec(|t| keep.binary_search(&t).is_ok())
-            });
-            let bucket_pred = |b: i32, t: i32| {
-                buckets.as_ref().is_some_and(|l| {
-                    l.iter()
-                        .any(|&(wb, wt)| wb == b && wt.is_none_or(|wt| wt == t))
-                })
+            let mut keep: Vec<&[u8]> = partitions.iter().flatten().map(Vec::as_slice).collect();
+            keep.sort_unstable();
+            let mut by_partition = |t: &[u8]| keep.binary_search(&t).is_ok();
+            let by_bucket = |b: i32, t: i32| {
+                buckets
+                    .as_deref()
+                    .is_some_and(|l| lakecore::sidecar::bucket_in(l, b, t))
             };
-            let mut q = Query::new();
-            if let Some(r) = ranges.as_mut() {
-                q = q.rows(RowRanges::normalize(r));
-            }
-            if let Some(m) = mask.as_ref() {
-                q = q.partitions(PartitionMask::new(m));
-            }
-            if buckets.is_some() {
-                q = q.buckets(&bucket_pred);
-            }
-            s.select(&q)
-                .map(|b| {
-                    b.map(|b| (b.id, b.offset, b.length, b.first_record, b.record_count))
-                        .map_err(sidecar_fail)
-                })
-                .collect()
+            // One walk: validation fused into the selection.
+            let head = Sidecar::parse_head(bytes, &lakecore::sidecar::SidecarOptions::default())
+                .map_err(sidecar_fail)?;
+            let (_, selected) = head
+                .select_filtered(
+                    ranges.as_deref_mut(),
+                    match partitions.is_some() {
+                        true => Some(&mut by_partition),
+                        false => None,
+                    },
+                    match buckets.is_some() {
+                        true => Some(&by_bucket),
+                        false => None,
+                    },
+                )
+                .map_err(sidecar_fail)?;
+            Ok(selected
+                .into_iter()
+                .map(|b| (b.id, b.offset, b.length, b.first_record, b.record_count))
+                .collect())
         })
         .map_err(|e| raise(py, e))
     }

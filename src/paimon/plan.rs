@@ -34,7 +34,7 @@ use super::predicate::*;
 use super::sidecar::{fetch_sidecar_with, FetchedSidecar, NoSidecar};
 use super::table::*;
 use crate::io::map_file;
-use crate::sidecar::{ManifestFacts, PartitionMask, Query, RowRanges, SelectedBlock};
+use crate::sidecar::{ManifestFacts, SelectedBlock};
 use crate::{Error, ErrorKind};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -790,29 +790,24 @@ impl PreparedScan {
     ) -> crate::Result<(crate::sidecar::Sidecar<'s>, Vec<SelectedBlock>)> {
         let head = sidecar.head()?;
         let q = &self.query;
-        let mut rows: Vec<crate::select::RowRange> = q
-            .rows
-            .iter()
-            .flatten()
-            .map(|&(first, last)| crate::select::RowRange::new(first, last))
-            .collect();
-        let mask = if !q.filters_partitions() {
-            Vec::new()
-        } else {
-            head.partition_mask_vec(|tuple| q.partition_passes(tuple).unwrap_or(true))
-        };
+        let mut rows: Option<Vec<crate::select::RowRange>> = q.rows.as_ref().map(|r| {
+            r.iter()
+                .map(|&(first, last)| crate::select::RowRange::new(first, last))
+                .collect()
+        });
+        let mut partition = |tuple: &[u8]| q.partition_passes(tuple).unwrap_or(true);
         let bucket_pred = |b: i32, t: i32| q.bucket_passes(b, t);
-        let mut query = Query::new();
-        if q.rows.is_some() {
-            query = query.rows(RowRanges::normalize(&mut rows));
-        }
-        if q.filters_partitions() {
-            query = query.partitions(PartitionMask::new(&mask));
-        }
-        if q.buckets.is_some() {
-            query = query.buckets(&bucket_pred);
-        }
-        let out = head.select_vec(&query)?;
+        let out = head.select_filtered(
+            rows.as_deref_mut(),
+            match q.filters_partitions() {
+                true => Some(&mut partition),
+                false => None,
+            },
+            match q.buckets.is_some() {
+                true => Some(&bucket_pred),
+                false => None,
+            },
+        )?;
         sidecar.passed();
         Ok(out)
     }

@@ -61,7 +61,7 @@ pub use layout::{
     Layout, AVRO_MAGIC, COMPACT_MIN_LEN, COMPACT_TRAILER_LEN, ENCODING_UNAVAILABLE, ENCODING_V1,
     FIXED_TRAILER_LEN, FORMAT_VERSION, MAGIC, MIN_AVRO_HEADER_LEN, MIN_PARTITION_LEN,
 };
-pub use select::{BlockSelection, PartitionMask, Query, SelectedBlock};
+pub use select::{bucket_in, BlockSelection, PartitionMask, Query, SelectedBlock};
 // The crate's shared row ranges, for `Query::rows` (also at their old path here).
 pub use crate::select::{RowRange, RowRanges};
 

@@ -27,6 +27,13 @@ impl<'q> PartitionMask<'q> {
     }
 }
 
+/// Whether `(bucket, total)` is in `list` of `(B, T)` pairs, where `T = None` accepts any
+/// total (the `B[/T][,..]` lists of the command line and the Python package).
+pub fn bucket_in(list: &[(i32, Option<i32>)], bucket: i32, total: i32) -> bool {
+    list.iter()
+        .any(|&(b, t)| b == bucket && t.is_none_or(|t| t == total))
+}
+
 /// Up to three optional filters; a missing filter passes every block.
 ///
 /// ```

@@ -438,6 +438,45 @@ impl<'a> SidecarHead<'a> {
         Ok((view, out))
     }
 
+    /// [`select_vec`](Self::select_vec) with the filters in their owned forms, the one way
+    /// a planner, the command line and the Python package build a query: `rows` (sorted and
+    /// merged here), a predicate over the dictionary's partition tuples (called once per
+    /// tuple) and a predicate over `(bucket, totalBuckets)` pairs ([`bucket_in`] for a
+    /// `B[/T]` list). `None` leaves a dimension unfiltered.
+    ///
+    /// ```
+    /// use lakecore::sidecar::{bucket_in, RowRange, Sidecar, SidecarOptions};
+    /// # let hex = include_str!("../../tests/data/golden/compact-v1.hex");
+    /// # let bytes: Vec<u8> = (0..hex.trim().len()).step_by(2)
+    /// #     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    /// let wanted = [(1, None)];
+    /// let head = Sidecar::parse_head(&bytes, &SidecarOptions::default())?;
+    /// let mut rows = [RowRange::new(20, 20)];
+    /// let (_, blocks) = head.select_filtered(Some(&mut rows), None, Some(&|b, t| bucket_in(&wanted, b, t)))?;
+    /// assert_eq!(blocks.iter().map(|b| b.id).collect::<Vec<_>>(), [0]);
+    /// # Ok::<(), lakecore::Error>(())
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn select_filtered(
+        self,
+        rows: Option<&mut [crate::select::RowRange]>,
+        partitions: Option<&mut dyn FnMut(&'a [u8]) -> bool>,
+        buckets: Option<&dyn Fn(i32, i32) -> bool>,
+    ) -> Result<(Sidecar<'a>, alloc::vec::Vec<SelectedBlock>)> {
+        let mask = partitions.map(|p| self.partition_mask_vec(p));
+        let mut query = Query::new();
+        if let Some(rows) = rows {
+            query = query.rows(crate::select::RowRanges::normalize(rows));
+        }
+        if let Some(mask) = &mask {
+            query = query.partitions(super::PartitionMask::new(mask));
+        }
+        if let Some(buckets) = buckets {
+            query = query.buckets(buckets);
+        }
+        self.select_vec(&query)
+    }
+
     /// Validates the blocks without selecting: the view [`Sidecar::parse_with`] returns.
     pub fn finish(self) -> Result<Sidecar<'a>> {
         self.walk(&mut ())

@@ -7,10 +7,7 @@ use crate::util::{
 };
 use lakecore::paimon::manifest::build_from_manifest;
 use lakecore::paimon::{parse_conditions, Filter, PartitionPredicate, Table, TableSchema};
-use lakecore::sidecar::{
-    BuildSettings, Layout, ManifestFacts, PartitionMask, Query, RowRange, RowRanges, Sidecar,
-    SidecarOptions,
-};
+use lakecore::sidecar::{BuildSettings, Layout, ManifestFacts, RowRange, Sidecar, SidecarOptions};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -453,37 +450,34 @@ fn select(
         })
         .transpose()?;
     let mut refused = None;
-    let mask = partition.map(|filter| {
-        head.partition_mask_vec(|t| match filter.matches(t) {
-            Ok(m) => m,
-            Err(e) => {
-                refused.get_or_insert(e);
-                false
-            }
-        })
-    });
+    let mut by_partition = |t: &[u8]| match partition.map(|filter| filter.matches(t)) {
+        Some(Ok(m)) => m,
+        Some(Err(e)) => {
+            refused.get_or_insert(e);
+            false
+        }
+        None => true,
+    };
+    let bucket_pred = |b: i32, t: i32| {
+        buckets
+            .as_deref()
+            .is_some_and(|l| lakecore::sidecar::bucket_in(l, b, t))
+    };
+    let selected = head.select_filtered(
+        ranges.as_deref_mut(),
+        match partition.is_some() {
+            true => Some(&mut by_partition),
+            false => None,
+        },
+        match buckets.is_some() {
+            true => Some(&bucket_pred),
+            false => None,
+        },
+    );
     if let Some(e) = refused {
         return Err(e);
     }
-    let bucket_pred = |b: i32, t: i32| {
-        buckets.as_ref().is_some_and(|l| {
-            l.iter()
-                .any(|&(wb, wt)| wb == b && wt.is_none_or(|wt| wt == t))
-        })
-    };
-    let mut q = Query::new();
-    if let Some(r) = ranges.as_mut() {
-        q = q.rows(RowRanges::normalize(r));
-    }
-    if let Some(m) = mask.as_ref() {
-        q = q.partitions(PartitionMask::new(m));
-    }
-    if buckets.is_some() {
-        q = q.buckets(&bucket_pred);
-    }
-    let (s, selected) = head
-        .select_vec(&q)
-        .map_err(|e| Failure::invalid(path.display(), e))?;
+    let (s, selected) = selected.map_err(|e| Failure::invalid(path.display(), e))?;
     if json {
         let mut out = format!("{{\"layout\":\"{}\",\"blocks\":[", s.layout().name());
         for (i, b) in selected.iter().enumerate() {
