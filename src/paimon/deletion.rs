@@ -292,6 +292,9 @@ fn meta_record(record: &[u8], layout: &MetaLayout, at: u64) -> Result<DeletionVe
     let [Field::Str(name), Field::Long(offset), Field::Long(length), card] = got else {
         return Err(bad);
     };
+    if offset < 0 || length < 0 {
+        return Err(bad);
+    }
     Ok(DeletionVectorMeta {
         data_file: core::str::from_utf8(name).map_err(|_| bad)?.to_string(),
         offset,
@@ -305,7 +308,9 @@ fn meta_record(record: &[u8], layout: &MetaLayout, at: u64) -> Result<DeletionVe
 
 /// Decodes every `IndexManifestEntry` of the index-manifest container `bytes` (any of the
 /// manifest codecs). Errors name the byte: the schema's, the block's data (compressed
-/// blocks), or the record's (stored blocks).
+/// blocks), or the record's (stored blocks); a `_KIND` other than ADD (0) or DELETE (1), a
+/// missing required field and a negative vector offset or length are
+/// [`ErrorKind::InvalidValue`].
 ///
 /// ```
 /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/dv_warehouse/dvtab.db/dv/manifest");
@@ -359,7 +364,7 @@ pub fn decode_index_manifest(bytes: &[u8]) -> Result<Vec<IndexManifestEntry>> {
                 }
             }
             out.push(IndexManifestEntry {
-                kind: get(0).as_i32().ok_or(bad)?,
+                kind: get(0).as_i32().filter(|k| matches!(k, 0 | 1)).ok_or(bad)?,
                 partition: get(1).as_bytes().ok_or(bad)?.to_vec(),
                 bucket: get(2).as_i32().ok_or(bad)?,
                 index_type: get(3).as_str().ok_or(bad)?.to_string(),
@@ -498,6 +503,17 @@ fn check_bitmap_header(bitmap: &[u8], at: u64) -> Result<()> {
 #[derive(Clone, Debug, Default)]
 pub struct DeletionIndex {
     buckets: HashMap<(Vec<u8>, i32), HashMap<String, DeletionFile>>,
+    /// The same keys by typed partition (its values' debug text), for partitions a writer
+    /// laid out in other bytes.
+    typed: HashMap<(String, i32), Vec<u8>>,
+}
+
+/// A partition's typed values as one comparable text (`None` when the schema cannot type it).
+fn typed_key(schema: &TableSchema, partition: &[u8]) -> Option<String> {
+    schema
+        .partition_values(partition)
+        .ok()
+        .map(|v| alloc::format!("{v:?}"))
 }
 
 impl DeletionIndex {
@@ -522,14 +538,14 @@ impl DeletionIndex {
         partition: &[u8],
         bucket: i32,
     ) -> Option<&HashMap<String, DeletionFile>> {
+        if self.buckets.is_empty() {
+            return None;
+        }
         if let Some(files) = self.buckets.get(&(partition.to_vec(), bucket)) {
             return Some(files);
         }
-        let want = schema.partition_values(partition).ok()?;
-        self.buckets.iter().find_map(|((p, b), files)| {
-            (*b == bucket && schema.partition_values(p).ok().as_ref() == Some(&want))
-                .then_some(files)
-        })
+        let bytes = self.typed.get(&(typed_key(schema, partition)?, bucket))?;
+        self.buckets.get(&(bytes.clone(), bucket))
     }
 
     /// The deletion file of data file `name` in one partition and bucket.
@@ -572,7 +588,8 @@ impl Table {
     /// same partition and bucket), as the deletion files of their data files.
     ///
     /// Errors: the index manifest cannot be read ([`ScanError::Io`]) or is invalid
-    /// ([`ScanError::Invalid`]: kind and byte), a range with a negative offset or length.
+    /// ([`ScanError::Invalid`]: kind and byte; a `_KIND` other than 0 or 1 and a negative
+    /// offset or length are [`ErrorKind::InvalidValue`] at the record).
     pub fn deletion_index(
         &self,
         snapshot: &Snapshot,
@@ -590,45 +607,25 @@ impl Table {
             let same = |l: &&IndexManifestEntry| {
                 l.partition == e.partition && l.bucket == e.bucket && l.file_name == e.file_name
             };
-            match e.kind {
-                0 => {
-                    live.retain(|l| !same(l));
-                    live.push(e);
-                }
-                1 => live.retain(|l| !same(l)),
-                _ => {
-                    return Err(json_err(
-                        &path,
-                        alloc::format!(
-                            "index file {}: _KIND {} is neither ADD (0) nor DELETE (1)",
-                            e.file_name,
-                            e.kind
-                        ),
-                    ))
-                }
+            live.retain(|l| !same(l));
+            if e.kind == 0 {
+                live.push(e);
             }
         }
         let mut index = DeletionIndex::default();
         for e in live {
             let file_path = self.index_file_path(schema, e).map_err(invalid(&path))?;
+            if let Some(key) = typed_key(schema, &e.partition) {
+                index.typed.insert((key, e.bucket), e.partition.clone());
+            }
             let files = index
                 .buckets
                 .entry((e.partition.clone(), e.bucket))
                 .or_default();
             for dv in &e.deletion_vectors {
-                let (Ok(offset), Ok(length)) = (u64::try_from(dv.offset), u64::try_from(dv.length))
-                else {
-                    return Err(json_err(
-                        &path,
-                        alloc::format!(
-                            "index file {}: data file {} has a negative offset {} or length {}",
-                            e.file_name,
-                            dv.data_file,
-                            dv.offset,
-                            dv.length
-                        ),
-                    ));
-                };
+                // Non-negative: checked by the decoder.
+                let offset = u64::try_from(dv.offset).unwrap_or(u64::MAX);
+                let length = u64::try_from(dv.length).unwrap_or(u64::MAX);
                 files.insert(
                     dv.data_file.clone(),
                     DeletionFile {
