@@ -158,7 +158,7 @@ fn slot_of(ty: &serde_json::Value) -> Option<Slot> {
     };
     match ty {
         J::String(_) => simple(ty).map(|s| if s { Slot::Str } else { Slot::Long }),
-        J::Object(o) => o.get("type").and_then(|t| slot_of(t)),
+        J::Object(o) => o.get("type").and_then(slot_of),
         J::Array(branches) => match branches.as_slice() {
             [n, t] if n.as_str() == Some("null") => simple(t).map(|s| match s {
                 true => Slot::NullableStr,
@@ -650,5 +650,75 @@ impl Table {
         let bytes = self.storage.read(path).map_err(io_err(path))?;
         read_deletion_vector(&bytes, file.offset, Some(file.length), file.cardinality)
             .map_err(invalid(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deletion-vector index file holding one vector around `bitmap`, framed as Paimon's
+    /// writers frame it (version, size, magic, bitmap, CRC-32).
+    fn index_file(bitmap: &[u8]) -> Vec<u8> {
+        let mut body = DV_MAGIC.to_be_bytes().to_vec();
+        body.extend_from_slice(bitmap);
+        let mut file = alloc::vec![DV_INDEX_VERSION];
+        file.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        file.extend_from_slice(&body);
+        file.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
+        file
+    }
+
+    fn hex(text: &str) -> Vec<u8> {
+        (0..text.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// Run containers, as Java's `runOptimize` and pyroaring leave them: bytes written by
+    /// pyroaring 1.2.0 (CRoaring) for `BitMap(range(100, 300) + [70000, 70001, 70002, 70010])`
+    /// after `run_optimize()`.
+    #[test]
+    fn run_containers_from_croaring_decode() {
+        let bitmap = hex("3b300100010000c7000100030001006400c7007011711172117a11");
+        let file = index_file(&bitmap);
+        let dv = read_deletion_vector(&file, 1, Some(4 + bitmap.len() as u64), Some(204)).unwrap();
+        let want: Vec<u32> = (100..300).chain([70000, 70001, 70002, 70010]).collect();
+        assert_eq!(dv.iter().collect::<Vec<_>>(), want);
+        // A cardinality other than the entry's is a mismatch at the vector.
+        let e = read_deletion_vector(&file, 1, None, Some(203)).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::Mismatch, 1));
+        // Bytes left after the bitmap.
+        let mut long = bitmap.clone();
+        long.push(0);
+        let e = read_deletion_vector(&index_file(&long), 1, None, None).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::TrailingBytes, 9 + 27));
+    }
+
+    #[test]
+    fn container_counts_are_bounded_before_decoding() {
+        // No-run cookie, 20,000 containers declared and nothing behind them.
+        let mut bitmap = 12346u32.to_le_bytes().to_vec();
+        bitmap.extend_from_slice(&20_000u32.to_le_bytes());
+        let e = read_deletion_vector(&index_file(&bitmap), 1, None, None).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::LimitExceeded, 9));
+        // A run cookie declaring 65,536 containers.
+        let bitmap = (12347u32 | (0xFFFF << 16)).to_le_bytes();
+        let e = read_deletion_vector(&index_file(&bitmap), 1, None, None).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::LimitExceeded, 9));
+        // Within the limit but truncated: the decoder's error at the bitmap.
+        let mut bitmap = 12346u32.to_le_bytes().to_vec();
+        bitmap.extend_from_slice(&3u32.to_le_bytes());
+        let e = read_deletion_vector(&index_file(&bitmap), 1, None, None).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::InvalidValue, 9));
+        // An unknown cookie.
+        let e = read_deletion_vector(&index_file(&[1, 2, 3, 4]), 1, None, None).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::BadMagic, 9));
+        // A size beyond the limit is refused before the bytes are looked at.
+        let mut file = alloc::vec![DV_INDEX_VERSION];
+        file.extend_from_slice(&u32::MAX.to_be_bytes());
+        let e = read_deletion_vector(&file, 1, None, None).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::LimitExceeded, 1));
     }
 }

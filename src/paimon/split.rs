@@ -277,9 +277,9 @@ mod tests {
         assert_eq!(
             names,
             [
-                vec!["a.parquet", "b.blob", "c.blob"],
-                vec!["d.parquet", "e.blob"],
-                vec!["f.parquet"]
+                alloc::vec!["a.parquet", "b.blob", "c.blob"],
+                alloc::vec!["d.parquet", "e.blob"],
+                alloc::vec!["f.parquet"]
             ]
         );
     }
