@@ -94,18 +94,16 @@ pub fn anchor_file<'a>(group: impl IntoIterator<Item = &'a DataFile>) -> Option<
 }
 
 /// Groups files (of one partition and bucket) whose row-ID ranges overlap; files without a
-/// first row ID or with no rows each form their own group. Returns the files reordered and
-/// the groups as index ranges.
-fn merge_groups(files: Vec<&DataFile>) -> (Vec<&DataFile>, Vec<Range<usize>>) {
-    let span = |f: &DataFile| {
-        f.first_row_id
-            .map(|a| (a, a.saturating_add(f.row_count.max(0))))
-    };
+/// first row ID or with no rows each form their own group. Returns the files' positions in
+/// group order (each group's in the given order) and the groups as ranges of that order.
+fn merge_groups(files: &[DataFile]) -> (Vec<usize>, Vec<Range<usize>>) {
     let mut order: Vec<(i64, i64, usize)> = files
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let (a, b) = span(f).unwrap_or((i64::MAX, i64::MAX));
+            let (a, b) = f.first_row_id.map_or((i64::MAX, i64::MAX), |a| {
+                (a, a.saturating_add(f.row_count.max(0)))
+            });
             (a, b, i)
         })
         .collect();
@@ -125,7 +123,7 @@ fn merge_groups(files: Vec<&DataFile>) -> (Vec<&DataFile>, Vec<Range<usize>>) {
     for mut g in groups {
         g.sort_unstable();
         let start = out.len();
-        out.extend(g.into_iter().filter_map(|i| files.get(i).copied()));
+        out.extend(g);
         ranges.push(start..out.len());
     }
     (out, ranges)
@@ -149,6 +147,28 @@ impl Table {
         self.splits_with(id, &schema, &index, &plan.files)
     }
 
+    /// [`splits`](Self::splits) that consumes the plan: its files move into the splits
+    /// instead of being copied (half the memory of a large plan).
+    pub fn into_splits(&self, plan: ScanPlan) -> Result<Vec<Split>, ScanError> {
+        let Some(id) = plan.snapshot else {
+            return Ok(Vec::new());
+        };
+        let snapshot = self.snapshot(id)?;
+        let schema = self.schema(snapshot.schema_id)?;
+        let index = self.deletion_index(&snapshot, &schema)?;
+        let (mut splits, sources) = self.layout(id, &schema, &index, &plan.files)?;
+        let mut files: Vec<Option<DataFile>> = plan.files.into_iter().map(Some).collect();
+        for (split, from) in splits.iter_mut().zip(sources) {
+            for (f, i) in split.files.iter_mut().zip(from) {
+                if let Some(file) = files.get_mut(i).and_then(Option::take) {
+                    f.file = file;
+                }
+            }
+            split.count_rows();
+        }
+        Ok(splits)
+    }
+
     /// [`splits`](Self::splits) over `files` (sorted by partition and bucket, as a plan's
     /// are) with a schema and deletion index already read.
     pub fn splits_with(
@@ -158,9 +178,34 @@ impl Table {
         index: &DeletionIndex,
         files: &[DataFile],
     ) -> Result<Vec<Split>, ScanError> {
+        let (mut splits, sources) = self.layout(snapshot, schema, index, files)?;
+        for (split, from) in splits.iter_mut().zip(sources) {
+            for (f, i) in split.files.iter_mut().zip(from) {
+                if let Some(file) = files.get(i) {
+                    f.file = file.clone();
+                }
+            }
+            split.count_rows();
+        }
+        Ok(splits)
+    }
+
+    /// The splits of `files` with every field but the files' facts (left default), and for
+    /// each split the positions in `files` its files come from, in order.
+    fn layout(
+        &self,
+        snapshot: u64,
+        schema: &TableSchema,
+        index: &DeletionIndex,
+        files: &[DataFile],
+    ) -> Result<(Vec<Split>, Vec<Vec<usize>>), ScanError> {
         let dir = alloc::format!("{}", self.dir.display());
         let mut out = Vec::new();
+        let mut sources = Vec::new();
+        let mut start = 0usize;
         for run in files.chunk_by(|a, b| a.partition == b.partition && a.bucket == b.bucket) {
+            let base = start;
+            start += run.len();
             let Some(head) = run.first() else { continue };
             let partition_values = schema
                 .partition_values(&head.partition)
@@ -173,24 +218,24 @@ impl Table {
                 head.bucket
             );
             let deletions = index.bucket(schema, &head.partition, head.bucket);
-            let refs: Vec<&DataFile> = run.iter().collect();
-            let (ordered, groups) = match schema.data_evolution {
-                true => merge_groups(refs),
-                false => (refs, Vec::new()),
+            let (order, groups) = match schema.data_evolution {
+                true => merge_groups(run),
+                false => ((0..run.len()).collect(), Vec::new()),
             };
-            let mut split_files = Vec::with_capacity(ordered.len());
-            for f in ordered {
+            let mut split_files = Vec::with_capacity(order.len());
+            let mut from = Vec::with_capacity(order.len());
+            for &i in &order {
+                let Some(f) = run.get(i) else { continue };
                 split_files.push(SplitFile {
                     path: match &f.external_path {
                         Some(p) => p.clone(),
                         None => alloc::format!("{prefix}{}", f.file_name),
                     },
                     deletion_file: deletions.and_then(|d| d.get(&f.file_name)).cloned(),
-                    file: f.clone(),
+                    file: DataFile::default(),
                 });
+                from.push(base + i);
             }
-            let row_count = split_files.iter().map(|f| f.file.row_count).sum();
-            let merged_row_count = merged_rows(&split_files, &groups);
             out.push(Split {
                 snapshot,
                 partition: head.partition.clone(),
@@ -199,11 +244,20 @@ impl Table {
                 total_buckets: head.total_buckets,
                 files: split_files,
                 groups,
-                row_count,
-                merged_row_count,
+                row_count: 0,
+                merged_row_count: None,
             });
+            sources.push(from);
         }
-        Ok(out)
+        Ok((out, sources))
+    }
+}
+
+impl Split {
+    /// Sets `row_count` and `merged_row_count` from the files.
+    fn count_rows(&mut self) {
+        self.row_count = self.files.iter().map(|f| f.file.row_count).sum();
+        self.merged_row_count = merged_rows(&self.files, &self.groups);
     }
 }
 
@@ -264,13 +318,13 @@ mod tests {
             file("e.blob", Some(12), 1, 3),
             file("f.parquet", None, 3, 4),
         ];
-        let (ordered, groups) = merge_groups(files.iter().collect());
+        let (order, groups) = merge_groups(&files);
         let names: Vec<Vec<&str>> = groups
             .iter()
             .map(|g| {
-                ordered[g.clone()]
+                order[g.clone()]
                     .iter()
-                    .map(|f| f.file_name.as_str())
+                    .map(|&i| files[i].file_name.as_str())
                     .collect()
             })
             .collect();

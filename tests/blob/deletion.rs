@@ -32,6 +32,8 @@ fn split_deletion_files_equal_pypaimons() {
     let table = Table::open(&dir).unwrap();
     let plan = table.plan(None, &ScanQuery::default()).unwrap();
     let splits = table.splits(&plan).unwrap();
+    // The consuming form moves the same files into the same splits.
+    assert_eq!(table.into_splits(plan.clone()).unwrap(), splits);
     let oracle = oracle();
     // (partition value, bucket) -> file name -> deletion file (or null), from pypaimon.
     let mut want: BTreeMap<(String, i64), BTreeMap<String, Value>> = BTreeMap::new();

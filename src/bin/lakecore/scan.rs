@@ -293,7 +293,7 @@ pub fn run(args: &Args) -> CliResult {
     let plan = plan_parallel(&prepared, !args.json).map_err(failure)?;
 
     if args.splits {
-        let doc = splits_json(&table, &plan)?;
+        let doc = splits_json(&table, plan)?;
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
         serde_json::to_writer(&mut out, &doc)
@@ -396,9 +396,10 @@ fn partition_text(bytes: &[u8], schema: Option<&TableSchema>) -> String {
 /// The `--splits` document: the library's splits ([`Table::splits`]: one per partition and
 /// bucket, data-evolution merge groups, deletion files from the index manifest), each file
 /// with the `DataFileMeta` fields a reader needs, its path and its deletion file.
-fn splits_json(table: &Table, plan: &ScanPlan) -> Result<serde_json::Value, Failure> {
+fn splits_json(table: &Table, plan: ScanPlan) -> Result<serde_json::Value, Failure> {
     use serde_json::{json, Map, Value};
-    let splits = table.splits(plan).map_err(failure)?;
+    let snapshot = plan.snapshot;
+    let splits = table.into_splits(plan).map_err(failure)?;
     let mut out = Vec::with_capacity(splits.len());
     for split in &splits {
         let mut partition = Map::new();
@@ -458,7 +459,7 @@ fn splits_json(table: &Table, plan: &ScanPlan) -> Result<serde_json::Value, Fail
             "files": files,
         }));
     }
-    Ok(json!({ "snapshot": plan.snapshot, "splits": out }))
+    Ok(json!({ "snapshot": snapshot, "splits": out }))
 }
 
 fn rows_text(f: &DataFile) -> String {
