@@ -512,9 +512,16 @@ fn split_rows(table: &Table, plan: &ScanPlan) -> Result<Vec<SplitRow>, Fail> {
         let mut index = Vec::with_capacity(s.files.len());
         let mut deletions = Vec::with_capacity(s.files.len());
         for f in &s.files {
-            let key = (f.file.partition.as_slice(), f.file.bucket, f.file.file_name.as_str());
+            let key = (
+                f.file.partition.as_slice(),
+                f.file.bucket,
+                f.file.file_name.as_str(),
+            );
             index.push(at.get(&key).copied().ok_or_else(|| {
-                Fail::Value(format!("internal: split file {} is not in the plan", f.file.file_name))
+                Fail::Value(format!(
+                    "internal: split file {} is not in the plan",
+                    f.file.file_name
+                ))
             })?);
             deletions.push(
                 f.deletion_file
