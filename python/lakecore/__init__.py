@@ -135,13 +135,18 @@ def _buckets(buckets: Iterable[int | tuple[int, int | None]] | None) -> list[tup
 class Split:
     """The files of one partition and bucket, in the shape of pypaimon's ``Split``:
     ``partition`` (``{key: value}``), ``bucket``, ``total_buckets``, ``row_count`` (sum over
-    the files) and ``files`` (one dict per data file, the plan table's columns)."""
+    the files), ``files`` (one dict per data file: the plan table's columns and
+    ``deletion_file``), ``merged_row_count`` (rows after merging and deletion vectors, when
+    known) and ``merge_groups`` (data-evolution tables: ``(start, end)`` index ranges into
+    ``files`` of the files whose row-ID ranges overlap)."""
 
     partition: dict[str, Any]
     bucket: int
     total_buckets: int
     row_count: int
     files: list[dict[str, Any]] = field(default_factory=list)
+    merged_row_count: int | None = None
+    merge_groups: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def file_paths(self) -> list[str]:
@@ -220,7 +225,26 @@ class Table:
             IoError: a metadata file cannot be read.
             ValueError: a query the table does not accept (unknown key, bad filter).
         """
-        snapshot_id, stats, cols = self._raw.plan(
+        return self._plan(filter, snapshot=snapshot, tag=tag, as_of=as_of,
+                          partitions=partitions, columns=columns, buckets=buckets,
+                          rows=rows, sidecars=sidecars)[0]
+
+    def _plan(
+        self,
+        filter: str | None = None,
+        *,
+        snapshot: int | None = None,
+        tag: str | None = None,
+        as_of: int | None = None,
+        partitions: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+        columns: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+        buckets: Iterable[int | tuple[int, int | None]] | None = None,
+        rows: Iterable[tuple[int, int]] | range | None = None,
+        sidecars: bool = True,
+        splits: bool = False,
+    ) -> tuple[pa.Table, Any]:
+        """:meth:`plan`'s table and, with ``splits``, the raw split tuples of one planning."""
+        got = self._raw.plan(
             snapshot=snapshot,
             tag=tag,
             as_of=as_of,
@@ -230,23 +254,34 @@ class Table:
             buckets=_buckets(buckets),
             rows=_rows(rows),
             sidecars=sidecars,
+            splits=splits,
         )
+        snapshot_id, stats, cols = got[0], got[1], got[2]
         arrays = [_array(c) for c in cols]
         metadata = {"snapshot": "" if snapshot_id is None else str(snapshot_id)}
         metadata.update({f"stats.{k}": str(v) for k, v in stats.items()})
-        return pa.Table.from_arrays(arrays, names=[c[0] for c in cols], metadata=metadata)
+        table = pa.Table.from_arrays(arrays, names=[c[0] for c in cols], metadata=metadata)
+        return table, (got[3] if splits else None)
 
     def splits(self, filter: str | None = None, **kwargs: Any) -> list[Split]:
-        """:meth:`plan` grouped into Paimon's splits (one per partition and bucket), in the
-        shape of pypaimon's ``Split``. Takes :meth:`plan`'s arguments."""
-        table = self.plan(filter, **kwargs)
+        """:meth:`plan` as Paimon's splits (one per partition and bucket, formed by the
+        library), in the shape of pypaimon's ``Split``: each file dict has the plan table's
+        columns and ``deletion_file`` (``{path, offset, length, cardinality}`` or ``None``:
+        its deletion vector in the snapshot's index manifest); ``merge_groups`` are the
+        data-evolution merge groups. Takes :meth:`plan`'s arguments."""
+        table, grouped = self._plan(filter, splits=True, **kwargs)
+        rows = table.to_pylist()
         out: list[Split] = []
-        for f in table.to_pylist():
-            key = (f["partition"], f["bucket"])
-            if not out or (out[-1].partition, out[-1].bucket) != key:
-                out.append(Split(dict(f["partition"]), f["bucket"], f["total_buckets"], 0))
-            out[-1].files.append(f)
-            out[-1].row_count += f["row_count"]
+        for bucket, total, row_count, merged, groups, index, deletions in grouped:
+            files = []
+            for i, d in zip(index, deletions):
+                f = dict(rows[i])
+                f["deletion_file"] = None if d is None else {
+                    "path": d[0], "offset": d[1], "length": d[2], "cardinality": d[3]}
+                files.append(f)
+            partition = dict(files[0]["partition"]) if files else {}
+            out.append(Split(partition, bucket, total, row_count, files,
+                             merged_row_count=merged, merge_groups=list(groups)))
         return out
 
     def read_blob(

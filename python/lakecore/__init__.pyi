@@ -21,6 +21,8 @@ class Split:
     total_buckets: int
     row_count: int
     files: list[dict[str, Any]]
+    merged_row_count: int | None
+    merge_groups: list[tuple[int, int]]
     @property
     def file_paths(self) -> list[str]: ...
 

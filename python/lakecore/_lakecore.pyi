@@ -23,7 +23,8 @@ class RawTable:
         buckets: list[tuple[int, int | None]] | None = ...,
         rows: list[tuple[int, int]] | None = ...,
         sidecars: bool = ...,
-    ) -> tuple[int | None, dict[str, int], list[_Column]]: ...
+        splits: bool = ...,
+    ) -> tuple[Any, ...]: ...
     def _plan_count(
         self,
         filter: str | None = ...,

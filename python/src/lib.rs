@@ -487,6 +487,61 @@ fn partition_struct(schema: Option<&TableSchema>, files: &[DataFile]) -> Result<
     Ok(out)
 }
 
+/// One split for Python: bucket, total buckets, row count, merged row count, merge groups,
+/// the indexes of its files in the plan's columns, and each file's deletion file.
+type SplitRow = (
+    i32,
+    i32,
+    i64,
+    Option<i64>,
+    Vec<(usize, usize)>,
+    Vec<usize>,
+    Vec<Option<(String, u64, u64, Option<i64>)>>,
+);
+
+/// The library's splits of `plan`, files named by their position in the plan.
+fn split_rows(table: &Table, plan: &ScanPlan) -> Result<Vec<SplitRow>, Fail> {
+    let at: HashMap<(&[u8], i32, &str), usize> = plan
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ((f.partition.as_slice(), f.bucket, f.file_name.as_str()), i))
+        .collect();
+    let mut out = Vec::new();
+    for s in table.splits(plan)? {
+        let mut index = Vec::with_capacity(s.files.len());
+        let mut deletions = Vec::with_capacity(s.files.len());
+        for f in &s.files {
+            let key = (
+                f.file.partition.as_slice(),
+                f.file.bucket,
+                f.file.file_name.as_str(),
+            );
+            index.push(at.get(&key).copied().ok_or_else(|| {
+                Fail::Value(format!(
+                    "internal: split file {} is not in the plan",
+                    f.file.file_name
+                ))
+            })?);
+            deletions.push(
+                f.deletion_file
+                    .as_ref()
+                    .map(|d| (d.path.clone(), d.offset, d.length, d.cardinality)),
+            );
+        }
+        out.push((
+            s.bucket,
+            s.total_buckets,
+            s.row_count,
+            s.merged_row_count,
+            s.groups.iter().map(|g| (g.start, g.end)).collect(),
+            index,
+            deletions,
+        ));
+    }
+    Ok(out)
+}
+
 /// The plan's columns, in the order of `lakecore.Table.plan`'s documentation.
 /// Plans with at least this many files build their columns in two parallel halves.
 const PARALLEL_COLUMNS: usize = 16_384;
@@ -773,8 +828,11 @@ impl RawTable {
         self.table.dir().display().to_string()
     }
 
-    /// Plans a scan: `(snapshot or None, stats dict, [column tuples])`.
-    #[pyo3(signature = (snapshot=None, tag=None, as_of=None, filter=None, partitions=Vec::new(), columns=Vec::new(), buckets=None, rows=None, sidecars=true))]
+    /// Plans a scan: `(snapshot or None, stats dict, [column tuples])`; with `splits`, a
+    /// fourth element: the library's splits ([`Table::splits`]) as `(bucket, total_buckets,
+    /// row_count, merged_row_count, [(start, end)] merge groups, [file index into the
+    /// columns], [deletion file (path, offset, length, cardinality) or None])`.
+    #[pyo3(signature = (snapshot=None, tag=None, as_of=None, filter=None, partitions=Vec::new(), columns=Vec::new(), buckets=None, rows=None, sidecars=true, splits=false))]
     #[allow(clippy::too_many_arguments)]
     fn plan<'py>(
         &self,
@@ -788,6 +846,7 @@ impl RawTable {
         buckets: Option<Vec<(i32, Option<i32>)>>,
         rows: Option<Vec<(u64, u64)>>,
         sidecars: bool,
+        splits: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let request = Request {
             snapshot,
@@ -813,9 +872,13 @@ impl RawTable {
                 None => None,
             };
             let cols = plan_columns(table, schema.as_ref(), &plan)?;
-            Ok((plan.snapshot, plan.stats, cols))
+            let grouped = match splits {
+                true => Some(split_rows(table, &plan)?),
+                false => None,
+            };
+            Ok((plan.snapshot, plan.stats, cols, grouped))
         };
-        let (snapshot, s, cols) = py.detach(work).map_err(|e| raise(py, e))?;
+        let (snapshot, s, cols, grouped) = py.detach(work).map_err(|e| raise(py, e))?;
         let stats = PyDict::new(py);
         for (k, v) in [
             ("manifests", s.manifests),
@@ -835,7 +898,10 @@ impl RawTable {
         for (name, c) in cols {
             list.append(c.into_py(py, name)?)?;
         }
-        (snapshot, stats, list).into_pyobject(py)
+        match grouped {
+            Some(g) => (snapshot, stats, list, g).into_pyobject(py),
+            None => (snapshot, stats, list).into_pyobject(py),
+        }
     }
 
     /// The Rust call alone, for `benches/python_plan.py`: plans exactly as [`plan`](Self::plan)

@@ -18,6 +18,7 @@ import lakecore
 REPO = Path(__file__).resolve().parents[2]
 WAREHOUSE = REPO / "tests/data/paimon/warehouse"
 BLOB_WAREHOUSE = REPO / "tests/data/paimon/blob_warehouse"
+DV_WAREHOUSE = REPO / "tests/data/paimon/dv_warehouse"
 
 PLAN_TABLES = sorted(
     f"{db.name[:-3]}.{t.name}"
@@ -177,6 +178,32 @@ def test_blob_read_equals_live_pypaimon(name):
     want = sorted(zip(want.column("_ROW_ID").to_pylist(), want.column("b").to_pylist()))
     got = lakecore.Table(BLOB_WAREHOUSE / "blobtab.db" / name).read_blob()
     assert list(zip(got.column("_ROW_ID").to_pylist(), got.column("b").to_pylist())) == want
+
+
+def test_splits_deletion_files_and_blob_read_with_deletion_vectors():
+    # A data-evolution table pypaimon wrote and deleted rows from (deletion vectors).
+    oracle = pypaimon_table(DV_WAREHOUSE, "dvtab.dv")
+    d = DV_WAREHOUSE / "dvtab.db" / "dv"
+    want = {}
+    for s in oracle.new_read_builder().new_scan().plan().splits():
+        for f, dv in zip(s.files, s.data_deletion_files or [None] * len(s.files)):
+            want[f.file_name] = None if dv is None else (
+                os.path.normpath(dv.dv_index_path.removeprefix("file://")), dv.offset,
+                dv.length, dv.cardinality)
+    splits = lakecore.Table(d).splits()
+    got = {}
+    for s in splits:
+        assert sum(e - b for b, e in s.merge_groups) == len(s.files)
+        for f in s.files:
+            dv = f["deletion_file"]
+            got[f["file_name"]] = None if dv is None else (
+                os.path.normpath(dv["path"]), dv["offset"], dv["length"], dv["cardinality"])
+    assert got == want and any(v is not None for v in got.values())
+    rb = oracle.new_read_builder().with_projection(["b", "_ROW_ID"])
+    rows = rb.new_read().to_arrow(rb.new_scan().plan().splits())
+    rows = sorted(zip(rows.column("_ROW_ID").to_pylist(), rows.column("b").to_pylist()))
+    blob = lakecore.Table(d).read_blob("b")
+    assert list(zip(blob.column("_ROW_ID").to_pylist(), blob.column("b").to_pylist())) == rows
 
 
 def test_blob_read_rows_and_zero_copy():

@@ -10,8 +10,10 @@
 //! builds the bunches of one blob column, maps each bunch's files and runs
 //! [`FallbackMerge`] over them; rows borrow the mapped bytes and nothing is allocated per row.
 //!
-//! Deletion vectors are not applied yet: a snapshot with an index manifest is refused
-//! ([`BlobReadError::Unsupported`]) rather than read without them. Descriptor-mode fields
+//! Deletion vectors from the snapshot's index manifest are applied as the clients' readers
+//! apply them: the vector of a merge group's anchor (its oldest data file, see
+//! [`anchor_file`](super::anchor_file)) deletes row IDs `anchor.first_row_id + position` from
+//! every layer of every bunch of the group alike, so deleted rows are not returned. Descriptor-mode fields
 //! (`blob-descriptor-field`, `blob-view-field`) keep descriptor bytes inline in the data files,
 //! not in `.blob` files: asking for one is refused the same way (decode such bytes with
 //! [`BlobDescriptor::decode`](crate::blob::BlobDescriptor::decode) once read from the data file).
@@ -79,7 +81,7 @@ pub enum BlobReadError {
     /// The table or the query does not allow a BLOB read (no data evolution, unknown or
     /// ambiguous column).
     Query(String),
-    /// The table uses something this reader does not apply yet (deletion vectors).
+    /// The table uses something this reader does not read (descriptor-mode blob fields).
     Unsupported(String),
 }
 
@@ -414,6 +416,9 @@ pub struct PlannedBunch {
     pub first_row_id: u64,
     /// One past the last row ID.
     pub end_row_id: u64,
+    /// Row IDs deleted by the merge group's deletion vector, strictly ascending (applied to
+    /// every layer alike).
+    pub deleted: Vec<u64>,
 }
 
 impl PlannedBunch {
@@ -472,9 +477,9 @@ impl BlobColumnRead {
     /// (when `None`: the table's only BLOB field).
     ///
     /// Errors: planning ([`BlobReadError::Scan`]); a table without row tracking and data
-    /// evolution, an unknown, non-BLOB or ambiguous column ([`BlobReadError::Query`]); a
-    /// snapshot with an index manifest, whose deletion vectors are not applied yet
-    /// ([`BlobReadError::Unsupported`]); files that do not form bunches
+    /// evolution, an unknown, non-BLOB or ambiguous column ([`BlobReadError::Query`]); an
+    /// index manifest or deletion vector that cannot be read or is invalid
+    /// ([`BlobReadError::Scan`], naming the file and byte); files that do not form bunches
     /// ([`BlobReadError::Grouping`], see [`group_split`]).
     pub fn plan(
         table: &Table,
@@ -493,8 +498,8 @@ impl BlobColumnRead {
             });
         };
         let snap = table.snapshot(snapshot_id)?;
-        refuse_index_manifest(table, snapshot_id)?;
         let schema = table.schema(snap.schema_id)?;
+        let deletions = table.deletion_index(&snap, &schema)?;
         if !(schema.row_tracking && schema.data_evolution) {
             return Err(BlobReadError::Query(
                 "the table has no BLOB bunches: it needs row-tracking.enabled and \
@@ -549,6 +554,7 @@ impl BlobColumnRead {
                 head.bucket
             );
             for group in group_split(split, ranges.is_some())? {
+                let deleted = group_deletions(table, &schema, &deletions, &group)?;
                 for bunch in group.bunches.into_iter().filter(|b| b.field == column) {
                     let mut files = Vec::with_capacity(bunch.files.len());
                     for f in bunch.files {
@@ -565,6 +571,7 @@ impl BlobColumnRead {
                         files,
                         first_row_id: bunch.first_row_id,
                         end_row_id: bunch.end_row_id,
+                        deleted: deleted.clone(),
                     });
                 }
             }
@@ -647,7 +654,7 @@ impl BlobColumnRead {
         }
         let merge_options = MergeOptions {
             ranges: self.ranges.as_deref(),
-            deleted: &[],
+            deleted: &bunch.deleted,
             strict: options.strict,
         };
         let mut merge =
@@ -901,21 +908,43 @@ fn read_json(table: &Table, path: &std::path::Path) -> Result<serde_json::Value,
     })
 }
 
-/// Deletion vectors live in the snapshot's index manifest; they are not applied yet, so a
-/// snapshot that has one is refused rather than read without them.
-fn refuse_index_manifest(table: &Table, snapshot: u64) -> Result<(), BlobReadError> {
-    let path = table
-        .dir()
-        .join("snapshot")
-        .join(alloc::format!("snapshot-{snapshot}"));
-    let v = read_json(table, &path)?;
-    match v.get("indexManifest") {
-        None | Some(serde_json::Value::Null) => Ok(()),
-        Some(m) => Err(BlobReadError::Unsupported(alloc::format!(
-            "{}: index manifest {m} (deletion vectors are not applied to BLOB reads yet)",
-            path.display()
-        ))),
+/// The row IDs a merge group's deletion vector deletes: the vector of its anchor (oldest
+/// data file), position `p` being row ID `anchor.first_row_id + p`; empty without one.
+fn group_deletions(
+    table: &Table,
+    schema: &super::TableSchema,
+    index: &super::DeletionIndex,
+    group: &MergeGroup<'_>,
+) -> Result<Vec<u64>, BlobReadError> {
+    if index.is_empty() {
+        return Ok(Vec::new());
     }
+    let Some(anchor) = super::anchor_file(group.data_files.iter().copied()) else {
+        return Ok(Vec::new());
+    };
+    let Some(file) = index.get(schema, &anchor.partition, anchor.bucket, &anchor.file_name) else {
+        return Ok(Vec::new());
+    };
+    let vector = table.read_deletion_vector(file)?;
+    let (first, end) = row_span(anchor)?;
+    let mut out = Vec::with_capacity(usize::try_from(vector.len()).unwrap_or(0));
+    for position in vector {
+        let row = first.saturating_add(u64::from(position));
+        if row >= end {
+            return Err(grouping(
+                &anchor.file_name,
+                alloc::format!(
+                    "deletion vector in {} (offset {}) deletes position {position}, past the \
+                     file's {} rows",
+                    file.path,
+                    file.offset,
+                    end - first
+                ),
+            ));
+        }
+        out.push(row);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -24,6 +24,9 @@ pub struct Snapshot {
     pub delta_manifest_list: String,
     /// `timeMillis`: the commit time, milliseconds since the epoch.
     pub time_millis: Option<i64>,
+    /// `indexManifest`: the index manifest's file name in `manifest/` (deletion-vector and
+    /// other index files), `None` when the snapshot has none.
+    pub index_manifest: Option<String>,
 }
 
 /// Which snapshot to plan.
@@ -66,6 +69,9 @@ pub struct TableSchema {
     pub data_evolution: bool,
     /// The name standing for a null partition value (`partition.default-name`).
     pub default_partition_name: String,
+    /// `index-file-in-data-file-dir`: bucket index files (deletion vectors) live in the
+    /// bucket's directory instead of `<table>/index/`.
+    pub index_file_in_data_file_dir: bool,
 }
 
 /// A Paimon table directory, local ([`Table::open`]) or in an object store
@@ -109,6 +115,10 @@ fn read_snapshot(storage: &dyn Storage, path: &Path) -> Result<Snapshot, ScanErr
         base_manifest_list: json_str(&v, "baseManifestList", path)?,
         delta_manifest_list: json_str(&v, "deltaManifestList", path)?,
         time_millis: v.get("timeMillis").and_then(serde_json::Value::as_i64),
+        index_manifest: v
+            .get("indexManifest")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string),
     })
 }
 
@@ -461,6 +471,8 @@ impl Table {
             trimmed_primary_keys,
             data_evolution,
             default_partition_name,
+            index_file_in_data_file_dir: option("index-file-in-data-file-dir")
+                .is_some_and(|t| t == "true"),
         })
     }
 

@@ -51,13 +51,17 @@ pub fn blob_vector(label: &str) -> Vec<u8> {
 }
 
 /// Every real `.blob` file under `tests/data/paimon/` that has a per-file oracle, sorted (the
-/// tables of `blob_warehouse/` have a table-level oracle, pypaimon's read, instead).
+/// tables of `blob_warehouse/` and `dv_warehouse/` have a table-level oracle, pypaimon's read,
+/// instead).
 pub fn blob_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
-                if path.file_name().is_some_and(|n| n == "blob_warehouse") {
+                if path
+                    .file_name()
+                    .is_some_and(|n| n == "blob_warehouse" || n == "dv_warehouse")
+                {
                     continue;
                 }
                 walk(&path, out);

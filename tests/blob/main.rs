@@ -1,6 +1,8 @@
 //! Paimon BLOB files: golden vectors, real files against their oracles, the fallback merge
 //! against a naive model, and validation (one test per error kind, mutations).
 
+#[cfg(feature = "paimon")]
+mod deletion;
 mod golden;
 mod merge;
 mod real;

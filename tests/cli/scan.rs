@@ -543,3 +543,86 @@ fn arrow_output_is_the_plan_row_by_row() {
     );
     fs::remove_dir_all(&tmp).unwrap();
 }
+
+const DV_TABLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/paimon/dv_warehouse/dvtab.db/dv"
+);
+
+/// `--splits` on a table with deletion vectors (written by pypaimon 2.1.0): each file's
+/// `deletion_file` is the one pypaimon's splits carry (recorded next to the table), the merge
+/// groups cover the files; a corrupt deletion vector fails `blob read` with status 2 and a
+/// message naming the index file and the byte.
+#[test]
+fn splits_carry_deletion_files_and_bad_vectors_exit_2() {
+    let out = lakecore(&["scan", DV_TABLE, "--splits"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let oracle: serde_json::Value = serde_json::from_slice(
+        &fs::read(Path::new(DV_TABLE).with_extension("expected.json")).unwrap(),
+    )
+    .unwrap();
+    let mut want = std::collections::BTreeMap::new();
+    for s in oracle["splits"].as_array().unwrap() {
+        for (name, d) in s["files"].as_object().unwrap() {
+            want.insert(name.clone(), d.clone());
+        }
+    }
+    let mut got = std::collections::BTreeMap::new();
+    let mut with_dv = 0;
+    for s in doc["splits"].as_array().unwrap() {
+        let files = s["files"].as_array().unwrap();
+        let covered: u64 = s["merge_groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g[1].as_u64().unwrap() - g[0].as_u64().unwrap())
+            .sum();
+        assert_eq!(covered, files.len() as u64);
+        for f in files {
+            let d = &f["deletion_file"];
+            let d = if d.is_null() {
+                serde_json::Value::Null
+            } else {
+                with_dv += 1;
+                let rel = d["path"]
+                    .as_str()
+                    .unwrap()
+                    .strip_prefix(&format!("{DV_TABLE}/"))
+                    .unwrap();
+                serde_json::json!({"index_file": rel, "offset": d["offset"],
+                    "length": d["length"], "cardinality": d["cardinality"]})
+            };
+            got.insert(f["file_name"].as_str().unwrap().to_string(), d);
+        }
+    }
+    assert_eq!(got, want);
+    assert!(with_dv > 0);
+
+    // A copy whose index files are corrupt: exit 2, the index file and byte named.
+    let copy = std::env::temp_dir().join(format!("lakecore-dv-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&copy);
+    let status = Command::new("cp")
+        .args(["-r", DV_TABLE, copy.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for e in fs::read_dir(copy.join("index")).unwrap() {
+        let p = e.unwrap().path();
+        let mut bytes = fs::read(&p).unwrap();
+        bytes[5] ^= 0xff; // the first vector's magic
+        fs::write(&p, bytes).unwrap();
+    }
+    let out = lakecore(&["blob", "read", copy.to_str().unwrap(), "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("/index/index-") && err.contains("byte 5"),
+        "{err}"
+    );
+    fs::remove_dir_all(&copy).unwrap();
+}

@@ -54,14 +54,29 @@ def paimon_rust_files(table, predicate=None, rows=None):
 
 
 def check_splits(binary, table, table_dir, warehouse, db, name):
-    """`lakecore scan --splits`: every file's DataFileMeta fields and path equal pypaimon's."""
+    """`lakecore scan --splits`: every file's DataFileMeta fields, path and deletion file
+    (deletion vectors of the index manifest) equal pypaimon's."""
     out = subprocess.run([binary, "scan", table_dir, "--splits"], check=True,
                          capture_output=True, text=True).stdout
     ours = {f["file_name"]: (s, f) for s in json.loads(out)["splits"] for f in s["files"]}
     bad = 0
     for split in table.new_read_builder().new_scan().plan().splits():
-        for f in split.files:
+        deletions = split.data_deletion_files or [None] * len(split.files)
+        for f, d in zip(split.files, deletions):
             s, mine = ours[f.file_name]
+            # The deletion vector pypaimon's split carries for the file (index manifest).
+            want_dv = None if d is None else (
+                os.path.normpath(d.dv_index_path.removeprefix("file://")), d.offset, d.length,
+                d.cardinality)
+            got_dv = mine.get("deletion_file")
+            got_dv = None if got_dv is None else (
+                os.path.normpath(os.path.abspath(got_dv["path"])), got_dv["offset"],
+                got_dv["length"], got_dv["cardinality"])
+            if want_dv is not None:
+                want_dv = (os.path.abspath(want_dv[0]),) + want_dv[1:]
+            if got_dv != want_dv:
+                bad += 1
+                print(f"DIFF deletion file {db}/{name} {f.file_name}: {got_dv} != {want_dv}")
             want = {
                 "file_size": f.file_size, "row_count": f.row_count,
                 "min_sequence_number": f.min_sequence_number,

@@ -84,7 +84,8 @@ pub struct Args {
     #[arg(long)]
     no_manifest_pruning: bool,
     /// Print the plan as Paimon splits (JSON): one per partition and bucket, with the typed
-    /// partition and, per file, its path and the DataFileMeta fields a reader needs.
+    /// partition, data-evolution merge groups and, per file, its path, the DataFileMeta
+    /// fields a reader needs and its deletion file (deletion vectors of the index manifest).
     #[arg(long, conflicts_with = "json")]
     splits: bool,
     /// Write the plan as Arrow IPC to PATH, one row per live data file with the typed
@@ -320,11 +321,7 @@ pub fn run(args: &Args) -> CliResult {
         return crate::util::write_atomic(out, &bytes);
     }
     if args.splits {
-        let schema = match prepared.snapshot() {
-            Some(s) => Some(table.schema(s.schema_id).map_err(failure)?),
-            None => None,
-        };
-        let doc = splits_json(&table, schema.as_ref(), &plan)?;
+        let doc = splits_json(&table, plan)?;
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
         serde_json::to_writer(&mut out, &doc)
@@ -424,77 +421,73 @@ fn partition_text(bytes: &[u8], schema: Option<&TableSchema>) -> String {
     }
 }
 
-/// The `--splits` document: the plan's files grouped into Paimon's splits (one per partition
-/// and bucket), each file with the `DataFileMeta` fields a reader needs and its path.
-fn splits_json(
-    table: &Table,
-    schema: Option<&TableSchema>,
-    plan: &ScanPlan,
-) -> Result<serde_json::Value, Failure> {
+/// The `--splits` document: the library's splits ([`Table::splits`]: one per partition and
+/// bucket, data-evolution merge groups, deletion files from the index manifest), each file
+/// with the `DataFileMeta` fields a reader needs, its path and its deletion file.
+fn splits_json(table: &Table, plan: ScanPlan) -> Result<serde_json::Value, Failure> {
     use serde_json::{json, Map, Value};
-    let mut splits = Vec::new();
-    let mut i = 0;
-    while let Some(first) = plan.files.get(i) {
-        let same = plan.files[i..]
-            .iter()
-            .take_while(|f| f.partition == first.partition && f.bucket == first.bucket)
-            .count();
-        let group = &plan.files[i..i + same];
-        i += same;
+    let snapshot = plan.snapshot;
+    let splits = table.into_splits(plan).map_err(failure)?;
+    let mut out = Vec::with_capacity(splits.len());
+    for split in &splits {
         let mut partition = Map::new();
-        if let Some(schema) = schema {
-            let values = schema
-                .partition_values(&first.partition)
-                .map_err(|e| Failure::invalid("a partition of the plan", e))?;
-            for (name, v) in values {
-                let v = match v {
-                    PartitionValue::Null => Value::Null,
-                    PartitionValue::Bool(b) => json!(b),
-                    PartitionValue::Int(n) => json!(n),
-                    PartitionValue::Float(x) => json!(x),
-                    PartitionValue::Text(t) => json!(t),
-                };
-                partition.insert(name, v);
-            }
-        }
-        let mut files = Vec::with_capacity(group.len());
-        for f in group {
-            let path = match schema {
-                Some(schema) => Value::String(
-                    table
-                        .data_file_path(schema, f)
-                        .map_err(|e| Failure::invalid("a partition of the plan", e))?,
-                ),
-                None => Value::Null,
+        for (name, v) in &split.partition_values {
+            let v = match v {
+                PartitionValue::Null => Value::Null,
+                PartitionValue::Bool(b) => json!(b),
+                PartitionValue::Int(n) => json!(n),
+                PartitionValue::Float(x) => json!(x),
+                PartitionValue::Text(t) => json!(t),
             };
-            files.push(json!({
-                "file_name": f.file_name,
-                "path": path,
-                "file_size": f.file_size,
-                "row_count": f.row_count,
-                "first_row_id": f.first_row_id,
-                "min_sequence_number": f.min_sequence_number,
-                "max_sequence_number": f.max_sequence_number,
-                "schema_id": f.schema_id,
-                "level": f.level,
-                "creation_time": f.creation_time,
-                "delete_row_count": f.delete_row_count,
-                "file_source": f.file_source,
-                "external_path": f.external_path,
-                "write_cols": f.write_cols,
-                "extra_files": f.extra_files,
-            }));
+            partition.insert(name.clone(), v);
         }
-        splits.push(json!({
+        let files: Vec<Value> = split
+            .files
+            .iter()
+            .map(|sf| {
+                let f = &sf.file;
+                json!({
+                    "file_name": f.file_name,
+                    "path": sf.path,
+                    "file_size": f.file_size,
+                    "row_count": f.row_count,
+                    "first_row_id": f.first_row_id,
+                    "min_sequence_number": f.min_sequence_number,
+                    "max_sequence_number": f.max_sequence_number,
+                    "schema_id": f.schema_id,
+                    "level": f.level,
+                    "creation_time": f.creation_time,
+                    "delete_row_count": f.delete_row_count,
+                    "file_source": f.file_source,
+                    "external_path": f.external_path,
+                    "write_cols": f.write_cols,
+                    "extra_files": f.extra_files,
+                    "deletion_file": sf.deletion_file.as_ref().map(|d| json!({
+                        "path": d.path,
+                        "offset": d.offset,
+                        "length": d.length,
+                        "cardinality": d.cardinality,
+                    })),
+                })
+            })
+            .collect();
+        let groups: Vec<Value> = split
+            .groups
+            .iter()
+            .map(|g| json!([g.start, g.end]))
+            .collect();
+        out.push(json!({
             "partition": partition,
-            "partition_hex": hex(&first.partition),
-            "bucket": first.bucket,
-            "total_buckets": first.total_buckets,
-            "row_count": group.iter().map(|f| f.row_count).sum::<i64>(),
+            "partition_hex": hex(&split.partition),
+            "bucket": split.bucket,
+            "total_buckets": split.total_buckets,
+            "row_count": split.row_count,
+            "merged_row_count": split.merged_row_count,
+            "merge_groups": groups,
             "files": files,
         }));
     }
-    Ok(json!({ "snapshot": plan.snapshot, "splits": splits }))
+    Ok(json!({ "snapshot": snapshot, "splits": out }))
 }
 
 fn rows_text(f: &DataFile) -> String {

@@ -1,0 +1,355 @@
+//! Splits in Paimon's shape (feature `paimon`): a plan's live files grouped per partition and
+//! bucket, each file with its full path and its deletion file from the snapshot's index
+//! manifest, and for data-evolution tables the merge groups (files whose row-ID ranges
+//! overlap: a base file and the files of its partial updates), as the clients' split
+//! generation forms them.
+//!
+//! ```
+//! use lakecore::paimon::{ScanQuery, Table};
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/dv_warehouse/dvtab.db/dv");
+//! let table = Table::open(dir)?;
+//! let plan = table.plan(None, &ScanQuery::default())?;
+//! let splits = table.splits(&plan)?;
+//! assert_eq!(splits.len(), 2); // two partitions, one bucket each
+//! for split in &splits {
+//!     assert_eq!(split.files.iter().map(|f| f.file.row_count).sum::<i64>(), split.row_count);
+//!     // Each merge group's deletion vector sits on its anchor, the oldest data file.
+//!     for group in split.merge_groups() {
+//!         assert!(group.iter().filter(|f| f.deletion_file.is_some()).count() <= 1);
+//!     }
+//! }
+//! assert!(splits.iter().flat_map(|s| &s.files).any(|f| f.deletion_file.is_some()));
+//! # Ok::<(), lakecore::paimon::ScanError>(())
+//! ```
+
+use super::deletion::{DeletionFile, DeletionIndex};
+use super::error::*;
+use super::plan::{DataFile, ScanPlan};
+use super::table::{PartitionValue, Table, TableSchema};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ops::Range;
+
+/// One file of a [`Split`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitFile {
+    /// The manifest entry's file facts.
+    pub file: DataFile,
+    /// The file's full path (its external path, or under the table).
+    pub path: String,
+    /// Where its deletion vector is, if it has one.
+    pub deletion_file: Option<DeletionFile>,
+}
+
+/// The files of one partition and bucket: Paimon's `DataSplit`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Split {
+    /// The snapshot planned.
+    pub snapshot: u64,
+    /// `_PARTITION` bytes (4-byte arity + BinaryRow).
+    pub partition: Vec<u8>,
+    /// The partition typed through the table schema: `(key, value)` in key order.
+    pub partition_values: Vec<(String, PartitionValue)>,
+    /// Bucket.
+    pub bucket: i32,
+    /// Total buckets.
+    pub total_buckets: i32,
+    /// The files: by file name, or for a data-evolution table merge group by merge group in
+    /// row-ID order (each group's files by file name).
+    pub files: Vec<SplitFile>,
+    /// Data-evolution tables: the merge groups as index ranges into `files`, in row-ID
+    /// order. Empty for other tables.
+    pub groups: Vec<Range<usize>>,
+    /// Sum of the files' row counts (as the clients' `row_count`).
+    pub row_count: i64,
+    /// Rows left after merging and deletions, when known: for a data-evolution table the
+    /// merge groups' row-ID spans, else the files' rows; less each deletion vector's
+    /// cardinality (`None` when a deletion file has no cardinality).
+    pub merged_row_count: Option<i64>,
+}
+
+impl Split {
+    /// The merge groups' files (data-evolution tables; none otherwise).
+    pub fn merge_groups(&self) -> impl Iterator<Item = &[SplitFile]> {
+        self.groups
+            .iter()
+            .map(|r| self.files.get(r.clone()).unwrap_or_default())
+    }
+}
+
+/// Whether a file holds a BLOB or vector column only (never a merge group's anchor).
+fn is_side_file(name: &str) -> bool {
+    name.ends_with(".blob") || name.ends_with(".vector")
+}
+
+/// The anchor of a merge group: its oldest normal file (lowest `max_sequence_number`, then
+/// file name), the file a data-evolution deletion vector belongs to.
+pub fn anchor_file<'a>(group: impl IntoIterator<Item = &'a DataFile>) -> Option<&'a DataFile> {
+    group
+        .into_iter()
+        .filter(|f| !is_side_file(&f.file_name))
+        .min_by(|a, b| {
+            (a.max_sequence_number, &a.file_name).cmp(&(b.max_sequence_number, &b.file_name))
+        })
+}
+
+/// Groups files (of one partition and bucket) whose row-ID ranges overlap; files without a
+/// first row ID or with no rows each form their own group. Returns the files' positions in
+/// group order (each group's in the given order) and the groups as ranges of that order.
+fn merge_groups(files: &[DataFile]) -> (Vec<usize>, Vec<Range<usize>>) {
+    let mut order: Vec<(i64, i64, usize)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (a, b) = f.first_row_id.map_or((i64::MAX, i64::MAX), |a| {
+                (a, a.saturating_add(f.row_count.max(0)))
+            });
+            (a, b, i)
+        })
+        .collect();
+    order.sort_unstable();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut end = i64::MIN;
+    for (a, b, i) in order {
+        let joins = a < end && a != i64::MAX;
+        match (joins, groups.last_mut()) {
+            (true, Some(g)) => g.push(i),
+            _ => groups.push(alloc::vec![i]),
+        }
+        end = if joins { end.max(b) } else { b };
+    }
+    let mut out = Vec::with_capacity(files.len());
+    let mut ranges = Vec::with_capacity(groups.len());
+    for mut g in groups {
+        g.sort_unstable();
+        let start = out.len();
+        out.extend(g);
+        ranges.push(start..out.len());
+    }
+    (out, ranges)
+}
+
+impl Table {
+    /// The plan's files as splits (one per partition and bucket, in plan order), with their
+    /// paths, deletion files and, for a data-evolution table, merge groups. Reads the
+    /// snapshot, its schema and its index manifest; a plan of a table without snapshots has
+    /// no splits.
+    ///
+    /// Errors: the snapshot, schema or index manifest cannot be read or is invalid; a
+    /// partition the schema cannot type.
+    pub fn splits(&self, plan: &ScanPlan) -> Result<Vec<Split>, ScanError> {
+        let Some(id) = plan.snapshot else {
+            return Ok(Vec::new());
+        };
+        let snapshot = self.snapshot(id)?;
+        let schema = self.schema(snapshot.schema_id)?;
+        let index = self.deletion_index(&snapshot, &schema)?;
+        self.splits_with(id, &schema, &index, &plan.files)
+    }
+
+    /// [`splits`](Self::splits) that consumes the plan: its files move into the splits
+    /// instead of being copied (half the memory of a large plan).
+    pub fn into_splits(&self, plan: ScanPlan) -> Result<Vec<Split>, ScanError> {
+        let Some(id) = plan.snapshot else {
+            return Ok(Vec::new());
+        };
+        let snapshot = self.snapshot(id)?;
+        let schema = self.schema(snapshot.schema_id)?;
+        let index = self.deletion_index(&snapshot, &schema)?;
+        let (mut splits, sources) = self.layout(id, &schema, &index, &plan.files)?;
+        let mut files: Vec<Option<DataFile>> = plan.files.into_iter().map(Some).collect();
+        for (split, from) in splits.iter_mut().zip(sources) {
+            for (f, i) in split.files.iter_mut().zip(from) {
+                if let Some(file) = files.get_mut(i).and_then(Option::take) {
+                    f.file = file;
+                }
+            }
+            split.count_rows();
+        }
+        Ok(splits)
+    }
+
+    /// [`splits`](Self::splits) over `files` (sorted by partition and bucket, as a plan's
+    /// are) with a schema and deletion index already read.
+    pub fn splits_with(
+        &self,
+        snapshot: u64,
+        schema: &TableSchema,
+        index: &DeletionIndex,
+        files: &[DataFile],
+    ) -> Result<Vec<Split>, ScanError> {
+        let (mut splits, sources) = self.layout(snapshot, schema, index, files)?;
+        for (split, from) in splits.iter_mut().zip(sources) {
+            for (f, i) in split.files.iter_mut().zip(from) {
+                if let Some(file) = files.get(i) {
+                    f.file = file.clone();
+                }
+            }
+            split.count_rows();
+        }
+        Ok(splits)
+    }
+
+    /// The splits of `files` with every field but the files' facts (left default), and for
+    /// each split the positions in `files` its files come from, in order.
+    fn layout(
+        &self,
+        snapshot: u64,
+        schema: &TableSchema,
+        index: &DeletionIndex,
+        files: &[DataFile],
+    ) -> Result<(Vec<Split>, Vec<Vec<usize>>), ScanError> {
+        let dir = alloc::format!("{}", self.dir.display());
+        let mut out = Vec::new();
+        let mut sources = Vec::new();
+        let mut start = 0usize;
+        for run in files.chunk_by(|a, b| a.partition == b.partition && a.bucket == b.bucket) {
+            let base = start;
+            start += run.len();
+            let Some(head) = run.first() else { continue };
+            let partition_values = schema
+                .partition_values(&head.partition)
+                .map_err(invalid(&self.dir))?;
+            let prefix = alloc::format!(
+                "{dir}/{}bucket-{}/",
+                schema
+                    .partition_path(&head.partition)
+                    .map_err(invalid(&self.dir))?,
+                head.bucket
+            );
+            let deletions = index.bucket(schema, &head.partition, head.bucket);
+            let (order, groups) = match schema.data_evolution {
+                true => merge_groups(run),
+                false => ((0..run.len()).collect(), Vec::new()),
+            };
+            let mut split_files = Vec::with_capacity(order.len());
+            let mut from = Vec::with_capacity(order.len());
+            for &i in &order {
+                let Some(f) = run.get(i) else { continue };
+                split_files.push(SplitFile {
+                    path: match &f.external_path {
+                        Some(p) => p.clone(),
+                        None => alloc::format!("{prefix}{}", f.file_name),
+                    },
+                    deletion_file: deletions.and_then(|d| d.get(&f.file_name)).cloned(),
+                    file: DataFile::default(),
+                });
+                from.push(base + i);
+            }
+            out.push(Split {
+                snapshot,
+                partition: head.partition.clone(),
+                partition_values,
+                bucket: head.bucket,
+                total_buckets: head.total_buckets,
+                files: split_files,
+                groups,
+                row_count: 0,
+                merged_row_count: None,
+            });
+            sources.push(from);
+        }
+        Ok((out, sources))
+    }
+}
+
+impl Split {
+    /// Sets `row_count` and `merged_row_count` from the files.
+    fn count_rows(&mut self) {
+        self.row_count = self.files.iter().map(|f| f.file.row_count).sum();
+        self.merged_row_count = merged_rows(&self.files, &self.groups);
+    }
+}
+
+fn merged_rows(files: &[SplitFile], groups: &[Range<usize>]) -> Option<i64> {
+    let deleted = |f: &SplitFile| match &f.deletion_file {
+        None => Some(0),
+        Some(d) => d.cardinality,
+    };
+    if groups.is_empty() {
+        let mut n = 0i64;
+        for f in files {
+            n = n.saturating_add(f.file.row_count.saturating_sub(deleted(f)?));
+        }
+        return Some(n);
+    }
+    let mut n = 0i64;
+    for g in groups {
+        let group = files.get(g.clone())?;
+        let first = group.iter().filter_map(|f| f.file.first_row_id).min()?;
+        let end = group
+            .iter()
+            .filter_map(|f| {
+                f.file
+                    .first_row_id
+                    .map(|a| a.saturating_add(f.file.row_count))
+            })
+            .max()?;
+        let mut dels = 0i64;
+        for f in group {
+            dels = dels.saturating_add(deleted(f)?);
+        }
+        n = n.saturating_add(end.saturating_sub(first).saturating_sub(dels));
+    }
+    Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, first: Option<i64>, rows: i64, seq: i64) -> DataFile {
+        DataFile {
+            file_name: name.into(),
+            first_row_id: first,
+            row_count: rows,
+            max_sequence_number: seq,
+            ..DataFile::default()
+        }
+    }
+
+    #[test]
+    fn overlapping_ranges_group_and_touching_ones_do_not() {
+        let files = [
+            file("a.parquet", Some(0), 10, 1),
+            file("b.blob", Some(0), 4, 1),
+            file("c.blob", Some(4), 6, 1),
+            file("d.parquet", Some(10), 5, 2),
+            file("e.blob", Some(12), 1, 3),
+            file("f.parquet", None, 3, 4),
+        ];
+        let (order, groups) = merge_groups(&files);
+        let names: Vec<Vec<&str>> = groups
+            .iter()
+            .map(|g| {
+                order[g.clone()]
+                    .iter()
+                    .map(|&i| files[i].file_name.as_str())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                alloc::vec!["a.parquet", "b.blob", "c.blob"],
+                alloc::vec!["d.parquet", "e.blob"],
+                alloc::vec!["f.parquet"]
+            ]
+        );
+    }
+
+    #[test]
+    fn the_anchor_is_the_oldest_normal_file() {
+        let files = [
+            file("z.parquet", Some(0), 10, 3),
+            file("old.blob", Some(0), 10, 1),
+            file("y.parquet", Some(0), 10, 2),
+            file("x.parquet", Some(0), 10, 2),
+        ];
+        assert_eq!(
+            anchor_file(&files).map(|f| f.file_name.as_str()),
+            Some("x.parquet")
+        );
+        assert!(anchor_file(&files[1..2]).is_none());
+    }
+}
