@@ -449,11 +449,10 @@ impl parquet::arrow::async_reader::AsyncFileReader for ObjectFileReader {
         use futures::FutureExt;
         async move {
             // Sorted by start, merged when closer than the gap (overlaps merge too).
-            let mut order: Vec<usize> = (0..ranges.len()).collect();
-            order.sort_by_key(|&i| ranges[i].start);
+            let mut sorted: Vec<&core::ops::Range<u64>> = ranges.iter().collect();
+            sorted.sort_by_key(|r| r.start);
             let mut merged: Vec<(u64, u64)> = Vec::new();
-            for &i in &order {
-                let r = &ranges[i];
+            for r in sorted {
                 if r.end < r.start {
                     return Err(parquet::errors::ParquetError::General(alloc::format!(
                         "{}: range {r:?} ends before it starts",
@@ -473,24 +472,26 @@ impl parquet::arrow::async_reader::AsyncFileReader for ObjectFileReader {
                 .buffered(self.tuning.max_fan_out.max(1))
                 .try_collect()
                 .await?;
-            let mut out = alloc::vec![bytes::Bytes::new(); ranges.len()];
-            for (i, r) in ranges.iter().enumerate() {
+            let mut out = Vec::with_capacity(ranges.len());
+            for r in &ranges {
                 // The merged range holding r: the last one starting at or before it.
                 let k = merged
                     .partition_point(|&(s, _)| s <= r.start)
                     .saturating_sub(1);
-                let (Some(&(s, _)), Some(b)) = (merged.get(k), fetched.get(k)) else {
-                    continue;
-                };
-                let from = usize::try_from(r.start - s).unwrap_or(usize::MAX);
-                let to = usize::try_from(r.end - s).unwrap_or(usize::MAX);
-                if to > b.len() || from > to {
-                    return Err(self.error(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        alloc::format!("range {r:?} not inside the fetched bytes"),
-                    )));
+                let part = merged.get(k).zip(fetched.get(k)).and_then(|(&(s, _), b)| {
+                    let from = usize::try_from(r.start - s).ok()?;
+                    let to = usize::try_from(r.end - s).ok()?;
+                    (from <= to && to <= b.len()).then(|| b.slice(from..to))
+                });
+                match part {
+                    Some(p) => out.push(p),
+                    None => {
+                        return Err(self.error(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            alloc::format!("range {r:?} not inside the fetched bytes"),
+                        )))
+                    }
                 }
-                out[i] = b.slice(from..to);
             }
             Ok(out)
         }

@@ -227,6 +227,9 @@ fn open_source(file: &Path, projection: &Projection) -> Result<(Source, Option<R
     }
 }
 
+/// The batches of a `footer read`, local or remote.
+type Batches = Box<dyn Iterator<Item = Result<arrow_array::RecordBatch, Failure>>>;
+
 /// A `parquet` error while reading column data: an object store's I/O error (it names the
 /// URL) is an I/O failure (exit 1), anything else invalid data (exit 2).
 fn parquet_failure(file: &Path, e: parquet::errors::ParquetError) -> Failure {
@@ -541,7 +544,6 @@ fn read_columns(
     source
         .footer()
         .map_err(|e| Failure::invalid(file.display(), e))?;
-    type Batches = Box<dyn Iterator<Item = Result<arrow_array::RecordBatch, Failure>>>;
     let (schema, reader): (arrow_schema::SchemaRef, Batches) = match (source, remote) {
         #[cfg(feature = "object-store")]
         (source, Some(remote)) => {
@@ -642,13 +644,7 @@ fn read_remote(
     remote: Remote,
     projected: ProjectedMetadata,
     limit: Option<usize>,
-) -> Result<
-    (
-        arrow_schema::SchemaRef,
-        Box<dyn Iterator<Item = Result<arrow_array::RecordBatch, Failure>>>,
-    ),
-    Failure,
-> {
+) -> Result<(arrow_schema::SchemaRef, Batches), Failure> {
     use futures::StreamExt as _;
     let url = file.display().to_string();
     let Remote { storage, path } = remote;
