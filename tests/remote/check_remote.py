@@ -325,11 +325,13 @@ def main():
         check(rc == 2 and out == b"", f"standard file: exit {rc}: {err}")
         rc, out, err, _ = run([lakecore, "footer", "read", furl, "--columns", "nope"], env)
         check(rc == 2 and out == b"" and "nope" in err, f"unknown column: exit {rc}: {err}")
-        # Ranges cut short on every attempt (the connection dropped mid-body) and 503s that
-        # do not end: an I/O error naming the URL, exit 1, no output.
+        # Ranges cut short on every attempt (the connection dropped mid-body), 503s that do
+        # not end, refused credentials (403): an I/O error naming the URL, exit 1, no output.
         for kind, match, cmd in (("drop_mid_body", "wide.modular.parquet", ["footer", "read", furl, *proj]),
                                  ("fail_503", "wide.modular.parquet", ["footer", "inspect", furl]),
-                                 ("drop_mid_body", ".blob", ["blob", "read", "--json", url, *q])):
+                                 ("drop_mid_body", ".blob", ["blob", "read", "--json", url, *q]),
+                                 ("fail_403", "wide.modular.parquet", ["footer", "read", furl, *proj]),
+                                 ("fail_403", ".blob", ["blob", "read", "--json", url, *q])):
             proxy.reset()
             setattr(proxy, kind, 10**6)
             proxy.fault_match = match
