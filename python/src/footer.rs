@@ -8,13 +8,20 @@
 //! `pyarrow` feature; the one copy is small next to decoding the Parquet pages.
 
 use super::{percent_decode, raise, Fail, Owned};
+#[cfg(feature = "object-store")]
 use futures::StreamExt as _;
+#[cfg(feature = "object-store")]
+use lakecore::footer::arrow::ModularAsyncReader;
 use lakecore::footer::arrow::{
-    projected_metadata, reader_builder, ColumnSelector, ModularAsyncReader, ProjectedMetadata,
-    Projection, ProjectionError,
+    projected_metadata, reader_builder, ColumnSelector, ProjectedMetadata, Projection,
+    ProjectionError,
 };
-use lakecore::footer::{FooterOptions, ModularFooter, Module};
-use lakecore::io::{LocalFs, Storage, Stored};
+#[cfg(feature = "object-store")]
+use lakecore::footer::FooterOptions;
+use lakecore::footer::{ModularFooter, Module};
+#[cfg(feature = "object-store")]
+use lakecore::io::Stored;
+use lakecore::io::{LocalFs, Storage};
 use parquet::errors::ParquetError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
