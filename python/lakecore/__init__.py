@@ -21,8 +21,10 @@ import pyarrow as pa
 
 from . import _lakecore
 from ._errors import InvalidData, IoError, LakecoreError
+from . import footer
 
 __all__ = [
+    "footer",
     "Table",
     "Sidecar",
     "Block",
@@ -158,8 +160,8 @@ class Table:
     """A Paimon table: a directory ``<warehouse>/<db>.db/<table>``, a ``file://`` URL or an
     object-store URL (``s3://``, ``gs://``, ``az://``, ``memory://``; configured from the
     environment as the ``object_store`` crate reads it: ``AWS_ENDPOINT_URL``, ``AWS_REGION``,
-    credentials, ``AWS_ALLOW_HTTP``, ...). Remote tables plan; ``read_blob`` reads local
-    tables only for now.
+    credentials, ``AWS_ALLOW_HTTP``, ...). Remote tables plan and read BLOB columns (fetching
+    each ``.blob`` file's index and only the selected rows' bytes).
 
     Opening reads nothing but the directory's metadata; each call plans afresh.
 
@@ -313,7 +315,10 @@ class Table:
             ``_SEQUENCE_NUMBER`` (int64, the winning ``.blob`` file's sequence number, -1 for
             a row no layer holds), in row-ID order. Values longer than 12 bytes are views
             into the ``.blob`` files, memory-mapped read-only and kept mapped as long as any
-            array references them: no copy. Where a file cannot be mapped, it is read.
+            array references them: no copy. Where a file cannot be mapped, it is read. For
+            a table in an object store, each ``.blob`` file's index (its tail) and then only
+            the payloads of the selected rows are fetched (ranged GETs, close ranges merged),
+            and the values are held in buffers of their own.
 
         Raises:
             InvalidData: a ``.blob`` file is invalid or disagrees with its manifest entry,
@@ -332,7 +337,9 @@ class Table:
             rows=_rows(rows),
             strict=strict,
         )
-        data = [_file_buffer(path, base, copy) for path, base in files]
+        # Local tables: (path, base) per buffer, mapped here; remote ones: the fetched
+        # values, lent by the extension.
+        data = [_file_buffer(f[0], f[1], copy) if len(f) == 2 else _buffer(f) for f in files]
         values = pa.Array.from_buffers(
             pa.binary_view(),
             n,

@@ -9,6 +9,7 @@ import pyarrow as pa
 from ._errors import InvalidData as InvalidData
 from ._errors import IoError as IoError
 from ._errors import LakecoreError as LakecoreError
+from . import footer as footer
 
 _Conditions = Mapping[str, Any] | Iterable[tuple[str, Any]]
 _Rows = Iterable[tuple[int, int]] | Iterable[int] | range

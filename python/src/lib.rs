@@ -937,8 +937,9 @@ impl RawTable {
     }
 
     /// Reads a BLOB column: `(snapshot, column, n, row_ids, sequence_numbers, validity,
-    /// views, [(path, base)])`; the views reference buffer `i` = file `path` from byte
-    /// `base`, which the Python layer maps.
+    /// views, buffers)`; for a local table the views reference buffer `i` = `(path, base)`:
+    /// file `path` from byte `base`, which the Python layer maps; for a remote one buffer
+    /// `i` is lent bytes `(owner, address, length)` holding the fetched values.
     #[pyo3(signature = (column=None, snapshot=None, tag=None, as_of=None, filter=None, partitions=Vec::new(), columns=Vec::new(), buckets=None, rows=None, strict=false))]
     #[allow(clippy::too_many_arguments)]
     fn read_blob<'py>(
@@ -969,6 +970,17 @@ impl RawTable {
         let out = py
             .detach(|| read_blob_views(table, &request, column.as_deref(), strict))
             .map_err(|e| raise(py, e))?;
+        // Local: `(path, base)` per buffer; remote: the buffers themselves, lent.
+        let buffers = PyList::empty(py);
+        if out.data.is_empty() {
+            for b in &out.buffers {
+                buffers.append(b.clone().into_pyobject(py)?)?;
+            }
+        } else {
+            for d in out.data {
+                buffers.append(Owned::wrap(py, d)?)?;
+            }
+        }
         let validity = if out.nulls > 0 {
             Some(Owned::wrap(py, out.validity)?)
         } else {
@@ -982,7 +994,7 @@ impl RawTable {
             Owned::wrap(py, out.seqs)?,
             validity,
             Owned::wrap(py, out.views)?,
-            out.buffers,
+            buffers,
         )
             .into_pyobject(py)
     }
@@ -998,7 +1010,10 @@ struct BlobViews {
     seqs: Vec<u8>,
     validity: Vec<u8>,
     views: Vec<u8>,
+    /// Local tables: the views' buffers as `(path, base)`, mapped by the Python layer.
     buffers: Vec<(String, u64)>,
+    /// Remote tables: the views' buffers, the values copied (each under 2 GiB).
+    data: Vec<Vec<u8>>,
 }
 
 /// Views address a buffer by a 32-bit offset: each file is cut into buffers starting at
@@ -1021,14 +1036,10 @@ fn read_blob_views(
                 .id,
         ),
     };
-    if table.storage().is_remote() {
-        // The views point into maps of local `.blob` files; remote values would need copying.
-        return Err(Fail::Value(format!(
-            "{}: read_blob reads local tables only for now (plan() reads remote ones; \
-             `lakecore blob read URL` reads a remote BLOB column)",
-            table.dir().display()
-        )));
-    }
+    // Local `.blob` files are mapped by the Python layer and the views point into them;
+    // remote values (only the selected rows' payloads were fetched) are copied into buffers
+    // of their own.
+    let remote = table.storage().is_remote();
     let read = BlobColumnRead::plan(table, snapshot, &request.query(table)?, column)?;
     let mut out = BlobViews {
         snapshot: read.snapshot(),
@@ -1040,6 +1051,7 @@ fn read_blob_views(
         validity: Vec::new(),
         views: Vec::new(),
         buffers: Vec::new(),
+        data: Vec::new(),
     };
     let mut buffer_of: HashMap<(usize, usize, u64), u32> = HashMap::new();
     let mut valid = Vec::new();
@@ -1081,6 +1093,22 @@ fn read_blob_views(
                         view[..4].copy_from_slice(&len.to_le_bytes());
                         if len <= 12 {
                             view[4..4 + p.bytes.len()].copy_from_slice(p.bytes);
+                        } else if remote {
+                            let fits = out.data.last().is_some_and(|d| {
+                                (d.len() + p.bytes.len()) as u64 <= WINDOW
+                            });
+                            if !fits {
+                                out.data.push(Vec::new());
+                            }
+                            let id = u32::try_from(out.data.len() - 1).unwrap_or(u32::MAX);
+                            let Some(buf) = out.data.last_mut() else {
+                                return Err(Fail::Value("no value buffer".into()));
+                            };
+                            let rel = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+                            buf.extend_from_slice(p.bytes);
+                            view[4..8].copy_from_slice(&p.bytes[..4]);
+                            view[8..12].copy_from_slice(&id.to_le_bytes());
+                            view[12..16].copy_from_slice(&rel.to_le_bytes());
                         } else {
                             let file = row
                                 .file
@@ -1237,10 +1265,22 @@ impl RawSidecar {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Parquet columns through the modular footer (feature `footer`).
+
+#[cfg(feature = "footer")]
+mod footer;
+
 /// The extension module.
 #[pymodule]
 fn _lakecore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RawTable>()?;
     m.add_class::<RawSidecar>()?;
+    #[cfg(feature = "footer")]
+    {
+        m.add_function(wrap_pyfunction!(footer::footer_read, m)?)?;
+        m.add_function(wrap_pyfunction!(footer::footer_inspect, m)?)?;
+        m.add_function(wrap_pyfunction!(footer::footer_convert, m)?)?;
+    }
     Ok(())
 }

@@ -785,8 +785,13 @@ fn open_with<E>(
     mut fetch: impl FnMut(Range<u64>) -> Result<Bytes, E>,
 ) -> Result<Result<ProjectedMetadata, ProjectionError>, E> {
     let mut start = file_len.saturating_sub(64 * 1024);
+    // Each round fetches only the bytes before the window that the footer asks for.
+    let mut window = Bytes::new();
+    let mut end = file_len;
     loop {
-        let window = fetch(start..file_len)?;
+        let part = fetch(start..end)?;
+        window = prepend(part, window);
+        end = start;
         let options = super::FooterOptions {
             origin: start,
             ..Default::default()
@@ -801,6 +806,19 @@ fn open_with<E>(
             },
             other => return Ok(other),
         }
+    }
+}
+
+/// `part` followed by `window` (the bytes fetched before it): one buffer, copied only when
+/// both hold bytes.
+fn prepend(part: Bytes, window: Bytes) -> Bytes {
+    if window.is_empty() {
+        part
+    } else {
+        let mut joined = Vec::with_capacity(part.len().saturating_add(window.len()));
+        joined.extend_from_slice(&part);
+        joined.extend_from_slice(&window);
+        Bytes::from(joined)
     }
 }
 
@@ -846,8 +864,13 @@ impl<R: AsyncFileReader> ModularAsyncReader<R> {
             )));
         }
         let mut start = file_len.saturating_sub(64 * 1024);
+        // Each round fetches only the bytes before the window that the footer asks for.
+        let mut window = Bytes::new();
+        let mut end = file_len;
         loop {
-            let window = inner.get_bytes(start..file_len).await?;
+            let part = inner.get_bytes(start..end).await?;
+            window = prepend(part, window);
+            end = start;
             let options = super::FooterOptions {
                 origin: start,
                 ..Default::default()
@@ -863,6 +886,12 @@ impl<R: AsyncFileReader> ModularAsyncReader<R> {
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+
+    /// Wraps `inner` with metadata already projected from its footer (e.g. by a caller that
+    /// fetched the footer itself to inspect it too): nothing is fetched here.
+    pub fn from_projected(inner: R, projected: ProjectedMetadata) -> Self {
+        ModularAsyncReader { inner, projected }
     }
 
     /// The projected metadata and mask.

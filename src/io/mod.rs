@@ -34,6 +34,8 @@ pub use storage::{coalesce_with_gap, LocalFs, RangeTuning, Storage, Stored};
 
 #[cfg(feature = "object-store")]
 pub mod object;
+#[cfg(all(feature = "object-store", feature = "arrow"))]
+pub use object::ObjectFileReader;
 #[cfg(feature = "object-store")]
 pub use object::ObjectStorage;
 

@@ -320,3 +320,199 @@ impl Storage for ObjectStorage {
         self.tuning
     }
 }
+
+impl ObjectStorage {
+    /// Runs `future` to completion on this store's runtime (the blocking API's own), e.g. an
+    /// arrow-rs `ParquetRecordBatchStream` over an [`ObjectFileReader`].
+    pub fn block_on<F: core::future::Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+}
+
+/// One object read by ranges as an arrow-rs [`AsyncFileReader`] (features `object-store` and
+/// `arrow`): `get_bytes` is one ranged GET (issued again when its body breaks off, an error
+/// when the object is shorter than asked), `get_byte_ranges` merges ranges closer than the
+/// store's [`RangeTuning::coalesce_gap`] and fetches the merged ones with at most
+/// [`RangeTuning::max_fan_out`] GETs in flight. Errors name the object's URL.
+///
+/// It has no metadata of its own: wrap it in
+/// [`ModularAsyncReader`](crate::footer::arrow::ModularAsyncReader), whose `get_metadata`
+/// returns the projected metadata of the modular footer, fetched from the object's tail.
+/// Drive its futures with [`ObjectStorage::block_on`] (or any tokio runtime).
+///
+/// ```
+/// use lakecore::io::{ObjectStorage, Storage};
+/// use parquet::arrow::async_reader::AsyncFileReader;
+/// use std::path::Path;
+/// let (store, root) = ObjectStorage::open("memory:///data", &[])?;
+/// store.put(&root.join("f"), b"0123456789".to_vec())?;
+/// let mut reader = store.file_reader(&root.join("f"))?;
+/// assert_eq!(reader.len(), 10);
+/// let parts = store.block_on(reader.get_byte_ranges(vec![6..8, 1..3]))?;
+/// assert_eq!((&parts[0][..], &parts[1][..]), (&b"67"[..], &b"12"[..]));
+/// assert!(store.block_on(reader.get_bytes(8..12)).is_err()); // past the end
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// [`AsyncFileReader`]: parquet::arrow::async_reader::AsyncFileReader
+#[cfg(feature = "arrow")]
+#[derive(Debug, Clone)]
+pub struct ObjectFileReader {
+    store: Arc<dyn ObjectStore>,
+    object: ObjectPath,
+    url: String,
+    len: u64,
+    tuning: RangeTuning,
+}
+
+#[cfg(feature = "arrow")]
+impl ObjectStorage {
+    /// A reader of the object at `path` (a URL under this store), for arrow-rs. One HEAD
+    /// request learns its size.
+    pub fn file_reader(&self, path: &Path) -> io::Result<ObjectFileReader> {
+        let len = self.size(path)?;
+        Ok(ObjectFileReader {
+            store: Arc::clone(&self.store),
+            object: self.object(path)?,
+            url: path.display().to_string(),
+            len,
+            tuning: self.tuning,
+        })
+    }
+}
+
+#[cfg(feature = "arrow")]
+impl ObjectFileReader {
+    /// The object's size in bytes (from the HEAD request).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the object is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The object's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn error(&self, e: io::Error) -> parquet::errors::ParquetError {
+        parquet::errors::ParquetError::External(alloc::boxed::Box::new(io::Error::new(
+            e.kind(),
+            alloc::format!("{}: {e}", self.url),
+        )))
+    }
+
+    async fn fetch(&self, range: core::ops::Range<u64>) -> parquet::errors::Result<bytes::Bytes> {
+        let length = range.end.checked_sub(range.start).ok_or_else(|| {
+            parquet::errors::ParquetError::General(alloc::format!(
+                "{}: range {range:?} ends before it starts",
+                self.url
+            ))
+        })?;
+        Self::get_checked(self, range.start, length).await
+    }
+
+    async fn get_checked(&self, offset: u64, length: u64) -> parquet::errors::Result<bytes::Bytes> {
+        if offset.checked_add(length).is_none_or(|end| end > self.len) {
+            return Err(self.error(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                alloc::format!(
+                    "range of {length} bytes at offset {offset} ends past the end of the \
+                     {}-byte object (truncated?)",
+                    self.len
+                ),
+            )));
+        }
+        ObjectStorage::get(&*self.store, &self.object, Some((offset, length)))
+            .await
+            .map_err(|e| self.error(e))
+    }
+}
+
+#[cfg(feature = "arrow")]
+impl parquet::arrow::async_reader::AsyncFileReader for ObjectFileReader {
+    fn get_bytes(
+        &mut self,
+        range: core::ops::Range<u64>,
+    ) -> futures::future::BoxFuture<'_, parquet::errors::Result<bytes::Bytes>> {
+        use futures::FutureExt;
+        async move { self.fetch(range).await }.boxed()
+    }
+
+    fn get_byte_ranges(
+        &mut self,
+        ranges: Vec<core::ops::Range<u64>>,
+    ) -> futures::future::BoxFuture<'_, parquet::errors::Result<Vec<bytes::Bytes>>> {
+        use futures::FutureExt;
+        async move {
+            // Sorted by start, merged when closer than the gap (overlaps merge too).
+            let mut sorted: Vec<&core::ops::Range<u64>> = ranges.iter().collect();
+            sorted.sort_by_key(|r| r.start);
+            let mut merged: Vec<(u64, u64)> = Vec::new();
+            for r in sorted {
+                if r.end < r.start {
+                    return Err(parquet::errors::ParquetError::General(alloc::format!(
+                        "{}: range {r:?} ends before it starts",
+                        self.url
+                    )));
+                }
+                match merged.last_mut() {
+                    Some((_, end)) if r.start <= end.saturating_add(self.tuning.coalesce_gap) => {
+                        *end = (*end).max(r.end);
+                    }
+                    _ => merged.push((r.start, r.end)),
+                }
+            }
+            let this = &*self;
+            let fetched: Vec<bytes::Bytes> = futures::stream::iter(merged.iter().copied())
+                .map(|(start, end)| this.get_checked(start, end - start))
+                .buffered(self.tuning.max_fan_out.max(1))
+                .try_collect()
+                .await?;
+            let mut out = Vec::with_capacity(ranges.len());
+            for r in &ranges {
+                // The merged range holding r: the last one starting at or before it.
+                let k = merged
+                    .partition_point(|&(s, _)| s <= r.start)
+                    .saturating_sub(1);
+                let part = merged.get(k).zip(fetched.get(k)).and_then(|(&(s, _), b)| {
+                    let from = usize::try_from(r.start - s).ok()?;
+                    let to = usize::try_from(r.end - s).ok()?;
+                    (from <= to && to <= b.len()).then(|| b.slice(from..to))
+                });
+                match part {
+                    Some(p) => out.push(p),
+                    None => {
+                        return Err(self.error(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            alloc::format!("range {r:?} not inside the fetched bytes"),
+                        )))
+                    }
+                }
+            }
+            Ok(out)
+        }
+        .boxed()
+    }
+
+    fn get_metadata<'a>(
+        &'a mut self,
+        _options: Option<&'a parquet::arrow::arrow_reader::ArrowReaderOptions>,
+    ) -> futures::future::BoxFuture<
+        'a,
+        parquet::errors::Result<Arc<parquet::file::metadata::ParquetMetaData>>,
+    > {
+        use futures::FutureExt;
+        let url = self.url.clone();
+        async move {
+            Err(parquet::errors::ParquetError::General(alloc::format!(
+                "{url}: ObjectFileReader has no metadata of its own: wrap it in \
+                 footer::arrow::ModularAsyncReader"
+            )))
+        }
+        .boxed()
+    }
+}

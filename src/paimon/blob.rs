@@ -405,6 +405,28 @@ fn names(files: &[&DataFile]) -> String {
     s
 }
 
+/// Copies `bytes` into `buf` at `offset`; an error when they do not fit (a range that
+/// came back longer than asked, or a file larger than its manifest entry says).
+fn copy_at(buf: &mut [u8], offset: u64, bytes: &[u8]) -> std::io::Result<()> {
+    let at = usize::try_from(offset).ok();
+    let slot = at
+        .and_then(|a| Some(a..a.checked_add(bytes.len())?))
+        .and_then(|r| buf.get_mut(r));
+    match slot {
+        Some(slot) => {
+            slot.copy_from_slice(bytes);
+            Ok(())
+        }
+        None => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            alloc::format!(
+                "{} bytes at offset {offset} run past the file's end",
+                bytes.len()
+            ),
+        )),
+    }
+}
+
 /// An owned bunch of a [`BlobColumnRead`]: where its files are and their manifest facts.
 #[derive(Clone, Debug)]
 pub struct PlannedBunch {
@@ -606,8 +628,8 @@ impl BlobColumnRead {
         self.ranges.as_deref()
     }
 
-    /// Reads bunch `index`'s files (mapped when local and large, one whole GET each from an
-    /// object store), validates them against their manifest entries (file size,
+    /// Reads bunch `index`'s files (mapped when local and large; from an object store only
+    /// their indexes and the selected rows' payloads, see `fetch_sparse`), validates them against their manifest entries (file size,
     /// row count) and hands the merge to `f`. The files stay mapped while `f` runs.
     pub fn with_bunch<R>(
         &self,
@@ -619,15 +641,20 @@ impl BlobColumnRead {
             .bunches
             .get(index)
             .ok_or_else(|| BlobReadError::Query(alloc::format!("no bunch {index}")))?;
-        let mut maps = Vec::with_capacity(bunch.files.len());
-        for (path, _) in &bunch.files {
-            // Local storage maps (Paimon data files are written once, `LocalFs`'s contract).
-            let map = self.storage.read(path).map_err(|error| BlobReadError::Io {
-                path: path.clone(),
-                error,
-            })?;
-            maps.push(map);
-        }
+        let maps = if self.storage.is_remote() {
+            self.fetch_sparse(bunch, options)?
+        } else {
+            let mut maps = Vec::with_capacity(bunch.files.len());
+            for (path, _) in &bunch.files {
+                // Local storage maps (Paimon data files are written once, `LocalFs`'s contract).
+                let map = self.storage.read(path).map_err(|error| BlobReadError::Io {
+                    path: path.clone(),
+                    error,
+                })?;
+                maps.push(map);
+            }
+            maps
+        };
         let mut layer_files = Vec::with_capacity(maps.len());
         for ((path, meta), map) in bunch.files.iter().zip(&maps) {
             let facts = FileFacts {
@@ -665,6 +692,159 @@ impl BlobColumnRead {
                 }
             })?;
         Ok(f(&mut merge, bunch))
+    }
+
+    /// The files of `bunch` from remote storage, fetching only what the read needs: each
+    /// file's size (HEAD) and tail (the index; the last 64 KiB, then the rest of the index
+    /// when it is longer), then, after a dry run of the merge over the indexes, the payloads
+    /// of the rows the merge selects and each file wins, coalesced per file with the
+    /// storage's [`RangeTuning`](crate::io::RangeTuning) gap (the whole data region in one
+    /// GET when the ranges would cover `whole_above_per_mille` of it). Each file becomes a
+    /// zero-filled buffer of its size holding the fetched bytes where they belong, so the
+    /// views and the merge run unchanged; the zero pages of bytes never fetched are not
+    /// touched (a large zeroed allocation is typically fresh zero pages, e.g. `calloc` over
+    /// a new mapping on Linux, so resident memory follows the fetched bytes).
+    fn fetch_sparse(
+        &self,
+        bunch: &PlannedBunch,
+        options: ReadOptions,
+    ) -> Result<Vec<crate::io::Stored>, BlobReadError> {
+        const TAIL: u64 = 64 << 10;
+        let io = |path: &PathBuf| {
+            let path = path.clone();
+            move |error| BlobReadError::Io { path, error }
+        };
+        let short =
+            |what: &str| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, what.to_string());
+        let mut bufs: Vec<Vec<u8>> = Vec::with_capacity(bunch.files.len());
+        // Per file: where the bytes fetched with the tail start (payloads after it are there).
+        let mut fetched_from: Vec<u64> = Vec::with_capacity(bunch.files.len());
+        for (path, meta) in &bunch.files {
+            let size = self.storage.size(path).map_err(io(path))?;
+            if u64::try_from(meta.file_size).ok() != Some(size) {
+                return Err(BlobReadError::Invalid {
+                    context: alloc::format!(
+                        "{} (manifest: file_size {}, the object has {size} bytes)",
+                        path.display(),
+                        meta.file_size
+                    ),
+                    error: crate::Error::new(crate::ErrorKind::Mismatch, size),
+                });
+            }
+            let len = usize::try_from(size).map_err(|_| {
+                io(path)(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "file too large for this platform",
+                ))
+            })?;
+            let mut buf = alloc::vec![0u8; len];
+            let mut tail_start = size.saturating_sub(TAIL);
+            let mut got = self
+                .storage
+                .read_ranges(path, &[(tail_start, size - tail_start)])
+                .map_err(io(path))?;
+            let tail = got.pop().ok_or_else(|| io(path)(short("no bytes")))?;
+            copy_at(&mut buf, tail_start, &tail).map_err(io(path))?;
+            // The index may be longer than the tail fetched: fetch the rest of it.
+            if let Some(footer) = buf.len().checked_sub(crate::blob::FOOTER_LEN) {
+                let index_len = buf
+                    .get(footer..footer + 4)
+                    .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                    .map_or(0, i32::from_le_bytes);
+                let index_start = u64::try_from(index_len)
+                    .ok()
+                    .and_then(|n| (footer as u64).checked_sub(n));
+                if let Some(start) = index_start.filter(|&s| s < tail_start) {
+                    let rest = self
+                        .storage
+                        .read_ranges(path, &[(start, tail_start - start)])
+                        .map_err(io(path))?;
+                    for part in &rest {
+                        copy_at(&mut buf, start, part).map_err(io(path))?;
+                    }
+                    tail_start = start;
+                }
+            }
+            bufs.push(buf);
+            fetched_from.push(tail_start);
+        }
+        // Dry run: the merge over the indexes says which payloads of which file it returns.
+        let mut wanted: Vec<Vec<(u64, u64)>> = alloc::vec![Vec::new(); bufs.len()];
+        {
+            let mut layer_files = Vec::with_capacity(bufs.len());
+            for ((_, meta), buf) in bunch.files.iter().zip(&bufs) {
+                let facts = FileFacts {
+                    row_count: u64::try_from(meta.row_count).ok(),
+                    file_size: u64::try_from(meta.file_size).ok(),
+                };
+                // Invalid files are reported by the real pass below, with their context.
+                let Ok(file) = BlobFile::parse_with(buf, &BlobOptions { expected: facts }) else {
+                    return Ok(bufs.into_iter().map(crate::io::Stored::Vec).collect());
+                };
+                layer_files.push(LayerFile {
+                    file,
+                    first_row_id: row_span(meta)?.0,
+                    max_sequence_number: meta.max_sequence_number,
+                });
+            }
+            let merge_options = MergeOptions {
+                ranges: self.ranges.as_deref(),
+                deleted: &[],
+                strict: options.strict,
+            };
+            if let Ok(mut merge) = FallbackMerge::<'_, '_, MAX_LAYERS>::with_max_layers(
+                &mut layer_files,
+                merge_options,
+            ) {
+                let owner: Vec<Option<usize>> = merge
+                    .files()
+                    .iter()
+                    .map(|lf| {
+                        bufs.iter()
+                            .position(|b| core::ptr::eq(b.as_ptr(), lf.file.bytes().as_ptr()))
+                    })
+                    .collect();
+                for row in merge.by_ref() {
+                    let Ok(row) = row else { break };
+                    if let (Some(p), Some(Some(k))) =
+                        (row.value, row.file.and_then(|i| owner.get(i).copied()))
+                    {
+                        if let Some(w) = wanted.get_mut(k).filter(|_| !p.bytes.is_empty()) {
+                            w.push((p.offset, p.bytes.len() as u64));
+                        }
+                    }
+                }
+            }
+        }
+        let tuning = self.storage.tuning();
+        for ((((path, _), buf), mut spans), &from) in bunch
+            .files
+            .iter()
+            .zip(&mut bufs)
+            .zip(wanted)
+            .zip(&fetched_from)
+        {
+            spans.retain(|&(offset, _)| offset < from);
+            if spans.is_empty() {
+                continue;
+            }
+            spans.sort_unstable();
+            spans.dedup();
+            let mut ranges = crate::io::coalesce_with_gap(&spans, tuning.coalesce_gap);
+            let data_end = spans.last().map_or(0, |&(o, l)| o.saturating_add(l));
+            let covered: u64 = ranges.iter().map(|&(_, l)| l).sum();
+            if data_end > 0
+                && covered.saturating_mul(1000)
+                    >= data_end.saturating_mul(u64::from(tuning.whole_above_per_mille))
+            {
+                ranges = alloc::vec![(0, data_end)];
+            }
+            let parts = self.storage.read_ranges(path, &ranges).map_err(io(path))?;
+            for (&(offset, _), part) in ranges.iter().zip(&parts) {
+                copy_at(buf, offset, part).map_err(io(path))?;
+            }
+        }
+        Ok(bufs.into_iter().map(crate::io::Stored::Vec).collect())
     }
 
     /// Reads every row of the column in row-ID order of the bunches, calling `f` per row;

@@ -4,7 +4,8 @@ tests and the remote planning bench.
 Every request is forwarded to the upstream server; the proxy records the method, the object
 path, the Range header and the bytes of the response body it sent. Faults apply to GETs of
 objects whose path contains `fault_match`: `fail_503` answers 503 without forwarding,
-`drop_mid_body` sends the headers and half of the body, then closes the connection.
+`drop_mid_body` sends the headers and half of the body, then closes the connection,
+`fail_403` answers 403 AccessDenied (refused credentials) without forwarding.
 """
 import http.client
 import http.server
@@ -19,6 +20,7 @@ class Proxy:
         self.log = []
         self.fail_503 = 0
         self.drop_mid_body = 0
+        self.fail_403 = 0
         self.fault_match = ""
         self.faults_done = 0
         proxy = self
@@ -42,17 +44,21 @@ class Proxy:
                         elif proxy.drop_mid_body > 0:
                             proxy.drop_mid_body -= 1
                             fault = "drop"
+                        elif proxy.fail_403 > 0:
+                            proxy.fail_403 -= 1
+                            fault = "403"
                         if fault:
                             proxy.faults_done += 1
-                if fault == "503":
-                    msg = b"<Error><Code>SlowDown</Code><Message>injected</Message></Error>"
-                    self.send_response(503)
+                if fault in ("503", "403"):
+                    code, name = (503, b"SlowDown") if fault == "503" else (403, b"AccessDenied")
+                    msg = b"<Error><Code>" + name + b"</Code><Message>injected</Message></Error>"
+                    self.send_response(code)
                     self.send_header("Content-Type", "application/xml")
                     self.send_header("Content-Length", str(len(msg)))
                     self.end_headers()
                     self.wfile.write(msg)
                     with proxy.lock:
-                        proxy.log.append((self.command, path, self.headers.get("Range"), 503, 0))
+                        proxy.log.append((self.command, path, self.headers.get("Range"), code, 0))
                     return
                 conn = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=30)
                 headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
@@ -104,6 +110,7 @@ class Proxy:
             self.log = []
             self.fail_503 = 0
             self.drop_mid_body = 0
+            self.fail_403 = 0
             self.fault_match = ""
             self.faults_done = 0
 

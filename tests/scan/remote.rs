@@ -390,3 +390,196 @@ fn blob_columns_read_from_a_store_as_local() {
         }
     }
 }
+
+/// Record offsets of a `.blob` file by a naive decoder of its index (ZigZag LEB128 deltas of
+/// the rows' lengths; `-1`/`-2` have no record): the model's oracle, independent of
+/// `lakecore::blob`. Returns (row -> payload offset or None, index start).
+fn naive_payload_offsets(bytes: &[u8]) -> (Vec<Option<u64>>, u64) {
+    let n = bytes.len();
+    let index_len = i32::from_le_bytes(bytes[n - 5..n - 1].try_into().unwrap()) as usize;
+    let index = &bytes[n - 5 - index_len..n - 5];
+    let (mut out, mut prev, mut at, mut pos) = (Vec::new(), 0i64, 0u64, 0usize);
+    while pos < index.len() {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = index[pos];
+            pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        let delta = (v >> 1) as i64 ^ -((v & 1) as i64);
+        prev += delta;
+        if prev >= 16 {
+            out.push(Some(at + 4));
+            at += prev as u64;
+        } else {
+            out.push(None);
+        }
+    }
+    (out, (n - 5 - index_len) as u64)
+}
+
+/// The bytes a remote BLOB read fetches, against a naive model: per `.blob` file its tail
+/// (the last 64 KiB, or the whole index when longer), plus exactly the payload bytes of the
+/// rows the read returns that lie before that tail (the Counting tuning merges nothing and
+/// never reads whole); no whole GET.
+#[test]
+fn blob_reads_fetch_the_index_and_the_selected_payloads_only() {
+    for t in ["layers", "rolled", "parted"] {
+        let dir = Path::new(BLOBS).join(t);
+        let local = Table::open(&dir).unwrap();
+        let (store, root) = memory_copy(&dir, "memory:///wh/blobtab.db/t");
+        let counting = Arc::new(Counting {
+            inner: store,
+            whole: Mutex::default(),
+            ranges: Mutex::default(),
+        });
+        let remote = Table::open_in(counting.clone(), &root).unwrap();
+        let q = ScanQuery {
+            rows: Some(vec![(3, 40), (250, 260)]),
+            ..ScanQuery::default()
+        };
+        let read = BlobColumnRead::plan(&remote, None, &q, None).unwrap();
+        counting.whole.lock().unwrap().clear();
+        counting.ranges.lock().unwrap().clear();
+        let got = blob_rows(&read);
+        let local_read = BlobColumnRead::plan(&local, None, &q, None).unwrap();
+        assert_eq!(got, blob_rows(&local_read), "{t}");
+        assert!(
+            counting.whole.lock().unwrap().is_empty(),
+            "{t}: a whole GET"
+        );
+        // The model: per file (by name) its bytes, first row ID and tail start.
+        let mut files = std::collections::HashMap::new();
+        let mut tails = 0u64;
+        for b in local_read.bunches() {
+            for (path, meta) in &b.files {
+                let bytes = std::fs::read(path).unwrap();
+                let (offsets, index_start) = naive_payload_offsets(&bytes);
+                let size = bytes.len() as u64;
+                let from = size.saturating_sub(64 << 10).min(index_start);
+                tails += size - from;
+                files.insert(
+                    meta.file_name.clone(),
+                    (offsets, meta.first_row_id.unwrap() as u64, from),
+                );
+            }
+        }
+        let mut payloads = 0u64;
+        let mut values = 0;
+        local_read
+            .for_each_row(ReadOptions::default(), |r| -> Result<(), ()> {
+                if let (Some(v), Some(name)) = (r.value, r.file) {
+                    let (offsets, first, from) = &files[name];
+                    let offset = offsets[(r.row_id - first) as usize].unwrap();
+                    values += 1;
+                    if offset < *from && !v.is_empty() {
+                        payloads += v.len() as u64;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap()
+            .unwrap();
+        let ranges = counting.ranges.lock().unwrap().clone();
+        let fetched: u64 = ranges.iter().map(|r| r.2).sum();
+        assert!(values > 0, "{t}");
+        assert_eq!(fetched, tails + payloads, "{t}: {ranges:?}");
+        let total: u64 = files.len() as u64;
+        println!(
+            "{t}: fetched {fetched} bytes from {total} files ({tails} tails, {payloads} payloads)"
+        );
+    }
+}
+
+/// A modular-footer file read from an object store through `ObjectFileReader` and
+/// `ModularAsyncReader` (tail, then the projected chunks) equals the local blocking read of
+/// the same bytes, for projections and row-group selections; a truncated object is an I/O
+/// error naming the URL.
+#[cfg(feature = "arrow")]
+#[test]
+fn footer_columns_read_from_a_store_as_local() {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use futures::TryStreamExt as _;
+    use lakecore::footer::arrow::{reader_builder, ModularAsyncReader, Projection};
+    use parquet::arrow::ParquetRecordBatchStreamBuilder;
+    let n = 3000i64;
+    let mut cols: Vec<(String, ArrayRef)> = Vec::new();
+    for c in 0..12 {
+        let a: ArrayRef = if c % 3 == 0 {
+            Arc::new(StringArray::from_iter_values(
+                (0..n).map(|i| format!("v{}", i * (c + 7) % 911)),
+            ))
+        } else {
+            Arc::new(Int64Array::from_iter_values((0..n).map(|i| i * c - 5)))
+        };
+        cols.push((format!("c{c}"), a));
+    }
+    let batch = RecordBatch::try_from_iter(cols).unwrap();
+    let mut standard = Vec::new();
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(700))
+        .build();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(&mut standard, batch.schema(), Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let modular = lakecore::footer::convert(&standard).unwrap();
+    let (store, root) = ObjectStorage::open("memory:///files", &[]).unwrap();
+    let path = root.join("wide.parquet");
+    store.put(&path, modular.clone()).unwrap();
+    let projections = [
+        Projection::columns(["c1", "c6", "c11"]),
+        Projection::columns(["c0"]).with_row_groups([1, 3]),
+        Projection::all(),
+    ];
+    for p in &projections {
+        let (builder, _) = reader_builder(bytes::Bytes::from(modular.clone()), p).unwrap();
+        let want: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
+        let reader = store.file_reader(&path).unwrap();
+        let len = reader.len();
+        let got: Vec<RecordBatch> = store
+            .block_on(async {
+                let r = ModularAsyncReader::open(reader, len, p).await?;
+                let mask = r.projected().mask.clone();
+                ParquetRecordBatchStreamBuilder::new(r)
+                    .await?
+                    .with_projection(mask)
+                    .build()?
+                    .try_collect()
+                    .await
+            })
+            .unwrap();
+        assert!(!want.is_empty());
+        // Batch boundaries differ (the stream ends a batch at each row group): the rows
+        // must not.
+        let schema = want[0].schema();
+        let want = arrow_select::concat::concat_batches(&schema, &want).unwrap();
+        let got = arrow_select::concat::concat_batches(&schema, &got).unwrap();
+        assert!(want.num_rows() > 0);
+        assert_eq!(got, want, "{p:?}");
+    }
+    // Truncated after the size was learnt: the object ends before the ranges asked for, an
+    // I/O error (not short bytes) naming the URL.
+    let reader = store.file_reader(&path).unwrap();
+    let len = reader.len();
+    store
+        .put(&path, modular[..modular.len() / 2].to_vec())
+        .unwrap();
+    let err = store
+        .block_on(ModularAsyncReader::open(reader, len, &Projection::all()))
+        .unwrap_err();
+    match &err {
+        parquet::errors::ParquetError::External(e) => {
+            let io = e.downcast_ref::<io::Error>().expect("an io::Error");
+            assert!(
+                io.to_string().contains("memory:///files/wide.parquet"),
+                "{io}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

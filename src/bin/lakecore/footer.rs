@@ -113,6 +113,137 @@ fn map(file: &Path) -> Result<lakecore::io::FileBytes, Failure> {
     bytes.map_err(|e| Failure::io(file.display(), e))
 }
 
+/// Whether a command-line path is a URL (`s3://...`, `file:///...`): read from an object
+/// store then.
+fn is_url(file: &Path) -> bool {
+    file.to_str().is_some_and(|s| s.contains("://"))
+}
+
+/// The bytes a footer command parses: the mapped local file, or the tail of an object
+/// (from where the footer's metadata, and the page indexes the projection needs, start).
+enum Source {
+    /// The local file, mapped.
+    Local(lakecore::io::FileBytes),
+    /// The tail of an object fetched with ranged GETs; `origin` is its first byte's offset.
+    #[cfg(feature = "object-store")]
+    Remote { window: bytes::Bytes, origin: u64 },
+}
+
+impl Source {
+    fn footer(&self) -> lakecore::Result<ModularFooter<'_>> {
+        match self {
+            Source::Local(bytes) => ModularFooter::parse(bytes),
+            #[cfg(feature = "object-store")]
+            Source::Remote { window, origin } => ModularFooter::parse_with(
+                window,
+                &lakecore::footer::FooterOptions {
+                    origin: *origin,
+                    ..Default::default()
+                },
+            ),
+        }
+    }
+}
+
+/// Where a remote file's column data is read from.
+#[cfg(feature = "object-store")]
+struct Remote {
+    storage: lakecore::io::ObjectStorage,
+    path: PathBuf,
+}
+
+/// Without the `object-store` feature there is no remote file.
+#[cfg(not(feature = "object-store"))]
+enum Remote {}
+
+/// Opens `file` for the footer commands: maps a local path; for a URL fetches the object's
+/// tail (the last 64 KiB, then from where the footer or the projection's page indexes
+/// start) with ranged GETs and returns the store to read column chunks from.
+fn open_source(file: &Path, projection: &Projection) -> Result<(Source, Option<Remote>), Failure> {
+    if !is_url(file) {
+        return Ok((Source::Local(map(file)?), None));
+    }
+    #[cfg(feature = "object-store")]
+    {
+        use lakecore::io::Storage as _;
+        use lakecore::ErrorKind;
+        let url = file.display().to_string();
+        let (storage, path) =
+            lakecore::io::ObjectStorage::open(&url, &[]).map_err(|e| Failure::io(&url, e))?;
+        let len = storage.size(&path).map_err(|e| Failure::io(&url, e))?;
+        if len < 8 {
+            return Err(Failure::invalid(
+                &url,
+                lakecore::Error::new(ErrorKind::Truncated, len),
+            ));
+        }
+        let mut start = len.saturating_sub(64 << 10);
+        // Each round fetches only the bytes before the window that the footer asks for.
+        let mut window = bytes::Bytes::new();
+        let mut end = len;
+        loop {
+            let fetched = match storage.read_ranges(&path, &[(start, end - start)]) {
+                Ok(mut parts) => parts.pop(),
+                Err(e) => return Err(Failure::io(&url, e)),
+            };
+            window = match fetched {
+                Some(lakecore::io::Stored::Bytes(b)) if window.is_empty() => b,
+                Some(part) => [&part[..], &window[..]].concat().into(),
+                None => window,
+            };
+            end = start;
+            let source = Source::Remote {
+                window: window.clone(),
+                origin: start,
+            };
+            let needs = |e: &lakecore::Error| {
+                matches!(e.kind, ErrorKind::NeedsBytes { .. }) && e.offset < start
+            };
+            let next = match source.footer() {
+                Ok(f) => match projected_metadata(&f, projection) {
+                    Ok(_) => None,
+                    Err(ProjectionError::Footer(e)) if needs(&e) => {
+                        Some(e.offset.min(f.metadata_start()))
+                    }
+                    Err(e) => return Err(rejected(file, e)),
+                },
+                Err(e) if needs(&e) => Some(e.offset),
+                Err(e) => return Err(Failure::invalid(&url, e)),
+            };
+            match next {
+                None => return Ok((source, Some(Remote { storage, path }))),
+                Some(s) => start = s,
+            }
+        }
+    }
+    #[cfg(not(feature = "object-store"))]
+    {
+        let _ = projection;
+        Err(Failure::Usage(format!(
+            "{}: object-store URLs need lakecore built with the `object-store` feature \
+             (cargo install lakecore --features cli,object-store)",
+            file.display()
+        )))
+    }
+}
+
+/// The batches of a `footer read`, local or remote.
+type Batches = Box<dyn Iterator<Item = Result<arrow_array::RecordBatch, Failure>>>;
+
+/// A `parquet` error while reading column data: an object store's I/O error (it names the
+/// URL) is an I/O failure (exit 1), anything else invalid data (exit 2).
+fn parquet_failure(file: &Path, e: parquet::errors::ParquetError) -> Failure {
+    if let parquet::errors::ParquetError::External(inner) = &e {
+        if let Some(io) = inner.downcast_ref::<std::io::Error>() {
+            return Failure::io(
+                "reading column data",
+                std::io::Error::new(io.kind(), io.to_string()),
+            );
+        }
+    }
+    Failure::Rejected(format!("{}: reading column data: {e}", file.display()))
+}
+
 fn rejected(file: &Path, e: ProjectionError) -> Failure {
     match e {
         ProjectionError::Footer(e) => Failure::invalid(file.display(), e),
@@ -208,10 +339,6 @@ pub fn run(args: &Args) -> CliResult {
             json,
             key_file,
         } => {
-            let bytes = map(file)?;
-            let f =
-                ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
-            let encryption = footer_crypt::inspect_encryption(file, &f, key_file.as_deref())?;
             let projection = match column {
                 Some(c) => Projection {
                     columns: Some(vec![ColumnSelector::parse(c)]),
@@ -219,6 +346,11 @@ pub fn run(args: &Args) -> CliResult {
                 },
                 None => Projection::all(),
             };
+            let (source, _) = open_source(file, &projection)?;
+            let f = source
+                .footer()
+                .map_err(|e| Failure::invalid(file.display(), e))?;
+            let encryption = footer_crypt::inspect_encryption(file, &f, key_file.as_deref())?;
             let p = projected_metadata(&f, &projection).map_err(|e| rejected(file, e))?;
             let mut text = inspect(&f, *json);
             if *json {
@@ -400,38 +532,70 @@ fn read_columns(
             "--format parquet writes a file: give it with -o OUT.parquet".into(),
         ));
     }
-    let bytes = map(file)?;
-    // Sniff before building the reader so a standard file gets the usual hint.
-    ModularFooter::parse(&bytes).map_err(|e| Failure::invalid(file.display(), e))?;
     let projection = Projection {
         columns: (!columns.is_empty())
             .then(|| columns.iter().map(|c| ColumnSelector::parse(c)).collect()),
         row_groups: (!row_groups.is_empty()).then(|| row_groups.to_vec()),
         ..Projection::default()
     };
-    let data = bytes::Bytes::from_owner(bytes);
-    let parquet_err = |e: parquet::errors::ParquetError| {
-        Failure::Rejected(format!("{}: reading column data: {e}", file.display()))
-    };
-    let (mut builder, projected) = match reader_builder(data, &projection) {
-        Ok(b) => b,
-        Err(parquet::errors::ParquetError::General(m)) => {
-            return Err(Failure::Rejected(format!("{}: {m}", file.display())))
+    let parquet_err = |e: parquet::errors::ParquetError| parquet_failure(file, e);
+    let (source, remote) = open_source(file, &projection)?;
+    // Sniff before building the reader so a standard file gets the usual hint.
+    source
+        .footer()
+        .map_err(|e| Failure::invalid(file.display(), e))?;
+    let (schema, reader): (arrow_schema::SchemaRef, Batches) = match (source, remote) {
+        #[cfg(feature = "object-store")]
+        (source, Some(remote)) => {
+            let f = source
+                .footer()
+                .map_err(|e| Failure::invalid(file.display(), e))?;
+            let projected = projected_metadata(&f, &projection).map_err(|e| rejected(file, e))?;
+            read_remote(file, remote, projected, limit)?
         }
-        Err(e) => return Err(parquet_err(e)),
+        (Source::Local(bytes), _) => {
+            let data = bytes::Bytes::from_owner(bytes);
+            let (mut builder, projected) = match reader_builder(data, &projection) {
+                Ok(b) => b,
+                Err(parquet::errors::ParquetError::General(m)) => {
+                    return Err(Failure::Rejected(format!("{}: {m}", file.display())))
+                }
+                Err(e) => return Err(parquet_err(e)),
+            };
+            if let Some(n) = limit {
+                builder = builder.with_limit(n);
+            }
+            let schema = std::sync::Arc::new(
+                parquet::arrow::parquet_to_arrow_schema_by_columns(
+                    builder.parquet_schema(),
+                    projected.mask.clone(),
+                    builder.metadata().file_metadata().key_value_metadata(),
+                )
+                .map_err(parquet_err)?,
+            );
+            let reader = builder.build().map_err(parquet_err)?;
+            let what = file.display().to_string();
+            let batches = reader.map(move |b| {
+                b.map_err(|e| match e {
+                    arrow_schema::ArrowError::ExternalError(inner) => {
+                        match inner.downcast::<parquet::errors::ParquetError>() {
+                            Ok(p) => parquet_failure(Path::new(&what), *p),
+                            Err(other) => Failure::Rejected(format!("{what}: {other}")),
+                        }
+                    }
+                    other => Failure::Rejected(format!("{what}: {other}")),
+                })
+            });
+            (schema, Box::new(batches))
+        }
+        #[cfg(feature = "object-store")]
+        (Source::Remote { .. }, None) => {
+            return Err(Failure::Rejected(format!(
+                "{}: remote bytes without a store",
+                file.display()
+            )))
+        }
     };
-    if let Some(n) = limit {
-        builder = builder.with_limit(n);
-    }
-    let schema = std::sync::Arc::new(
-        parquet::arrow::parquet_to_arrow_schema_by_columns(
-            builder.parquet_schema(),
-            projected.mask.clone(),
-            builder.metadata().file_metadata().key_value_metadata(),
-        )
-        .map_err(parquet_err)?,
-    );
-    let reader = builder.build().map_err(parquet_err)?;
     let mut out = Vec::new();
     let arrow_err =
         |e: arrow_schema::ArrowError| Failure::Rejected(format!("{}: {e}", file.display()));
@@ -439,13 +603,13 @@ fn read_columns(
         ReadFormat::Csv => {
             let mut w = arrow_csv::Writer::new(&mut out);
             for batch in reader {
-                w.write(&batch.map_err(arrow_err)?).map_err(arrow_err)?;
+                w.write(&batch?).map_err(arrow_err)?;
             }
         }
         ReadFormat::Json => {
             let mut w = arrow_json::ArrayWriter::new(&mut out);
             for batch in reader {
-                w.write(&batch.map_err(arrow_err)?).map_err(arrow_err)?;
+                w.write(&batch?).map_err(arrow_err)?;
             }
             w.finish().map_err(arrow_err)?;
         }
@@ -453,7 +617,7 @@ fn read_columns(
             let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, schema, None)
                 .map_err(parquet_err)?;
             for batch in reader {
-                w.write(&batch.map_err(arrow_err)?).map_err(parquet_err)?;
+                w.write(&batch?).map_err(parquet_err)?;
             }
             w.close().map_err(parquet_err)?;
         }
@@ -469,6 +633,49 @@ fn read_columns(
                 .map_err(|e| Failure::io("stdout", e))
         }
     }
+}
+
+/// The projection of a remote file as a stream of batches: arrow-rs's async reader over the
+/// object ([`lakecore::io::ObjectFileReader`]: ranged GETs of the projected chunks only, merged
+/// when close), its metadata the projected metadata already built from the fetched tail.
+#[cfg(feature = "object-store")]
+fn read_remote(
+    file: &Path,
+    remote: Remote,
+    projected: ProjectedMetadata,
+    limit: Option<usize>,
+) -> Result<(arrow_schema::SchemaRef, Batches), Failure> {
+    use futures::StreamExt as _;
+    let url = file.display().to_string();
+    let Remote { storage, path } = remote;
+    let reader = storage
+        .file_reader(&path)
+        .map_err(|e| Failure::io(&url, e))?;
+    let mask = projected.mask.clone();
+    let reader = lakecore::footer::arrow::ModularAsyncReader::from_projected(reader, projected);
+    let mut builder = storage
+        .block_on(parquet::arrow::ParquetRecordBatchStreamBuilder::new(reader))
+        .map_err(|e| parquet_failure(file, e))?
+        .with_projection(mask.clone());
+    if let Some(n) = limit {
+        builder = builder.with_limit(n);
+    }
+    let schema = std::sync::Arc::new(
+        parquet::arrow::parquet_to_arrow_schema_by_columns(
+            builder.parquet_schema(),
+            mask,
+            builder.metadata().file_metadata().key_value_metadata(),
+        )
+        .map_err(|e| parquet_failure(file, e))?,
+    );
+    let mut stream = builder.build().map_err(|e| parquet_failure(file, e))?;
+    let file = file.to_path_buf();
+    let batches = std::iter::from_fn(move || {
+        storage
+            .block_on(stream.next())
+            .map(|b| b.map_err(|e| parquet_failure(&file, e)))
+    });
+    Ok((schema, Box::new(batches)))
 }
 
 /// The schema part of `inspect`: each projected leaf's path, physical and logical type, and
