@@ -441,7 +441,7 @@ impl<'a> SidecarHead<'a> {
     /// [`select_vec`](Self::select_vec) with the filters in their owned forms, the one way
     /// a planner, the command line and the Python package build a query: `rows` (sorted and
     /// merged here), a predicate over the dictionary's partition tuples (called once per
-    /// tuple) and a predicate over `(bucket, totalBuckets)` pairs ([`bucket_in`] for a
+    /// tuple) and a predicate over `(bucket, totalBuckets)` pairs ([`bucket_in`](super::bucket_in) for a
     /// `B[/T]` list). `None` leaves a dimension unfiltered.
     ///
     /// ```
