@@ -133,7 +133,21 @@ fn program_agrees(
         if ra.is_err() {
             break;
         }
-        assert_eq!(a, b, "program and walk disagree on the values");
+        // Floats compared by their bits: a NaN read the same way by both is no disagreement.
+        let bits = |v: &[Value<'_>]| -> Vec<String> {
+            v.iter()
+                .map(|v| match v {
+                    Value::Float(f) => format!("f32 {:#x}", f.to_bits()),
+                    Value::Double(d) => format!("f64 {:#x}", d.to_bits()),
+                    other => format!("{other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(
+            bits(&a),
+            bits(&b),
+            "program and walk disagree on the values"
+        );
         assert_eq!(
             ca.index(),
             cb.index(),
