@@ -18,7 +18,7 @@ use lakecore::footer::arrow::{
 };
 #[cfg(feature = "object-store")]
 use lakecore::footer::FooterOptions;
-use lakecore::footer::{ModularFooter, Module};
+use lakecore::footer::ModularFooter;
 #[cfg(feature = "object-store")]
 use lakecore::io::Stored;
 use lakecore::io::{LocalFs, Storage};
@@ -278,18 +278,6 @@ pub fn footer_read<'py>(
     Owned::wrap(py, ipc)
 }
 
-fn module_name(m: Module) -> &'static str {
-    match m {
-        Module::Schema => "SCHEMA",
-        Module::Placement => "PLACEMENT",
-        Module::RowGroupStats => "ROW_GROUP_STATS",
-        Module::OffsetIndex => "OFFSET_INDEX",
-        Module::ColumnIndex => "COLUMN_INDEX",
-        Module::FileMetadata => "FILE_METADATA",
-        Module::RowGroups => "ROW_GROUPS",
-    }
-}
-
 /// The footer's summary as JSON text (see `lakecore.footer.inspect`).
 fn inspect_json(location: &str) -> Result<String, Fail> {
     let all = Projection::all().without_page_index();
@@ -311,7 +299,7 @@ fn inspect_json(location: &str) -> Result<String, Fail> {
             .modules()
             .map(|m| {
                 serde_json::json!({
-                    "module": module_name(m.module),
+                    "module": m.module.name(),
                     "offset": m.offset,
                     "length": m.length,
                 })

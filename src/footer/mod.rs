@@ -141,6 +141,19 @@ thrift_enum! {
 }
 
 impl Module {
+    /// The module's name as the profile writes it (`SCHEMA`, `PLACEMENT`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Module::Schema => "SCHEMA",
+            Module::Placement => "PLACEMENT",
+            Module::RowGroupStats => "ROW_GROUP_STATS",
+            Module::OffsetIndex => "OFFSET_INDEX",
+            Module::ColumnIndex => "COLUMN_INDEX",
+            Module::FileMetadata => "FILE_METADATA",
+            Module::RowGroups => "ROW_GROUPS",
+        }
+    }
+
     /// The encoding this profile requires for the module.
     pub const fn required_encoding(self) -> ModuleEncoding {
         match self {

@@ -8,7 +8,7 @@ use lakecore::footer::arrow::{
     projected_metadata, reader_builder, ColumnSelector, ProjectedMetadata, Projection,
     ProjectionError,
 };
-use lakecore::footer::{convert, to_standard, ModularFooter, Module, ModuleEncoding};
+use lakecore::footer::{convert, to_standard, ModularFooter, ModuleEncoding};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -400,19 +400,6 @@ pub fn run(args: &Args) -> CliResult {
     }
 }
 
-/// The name of a module as in the profile.
-pub fn module_name(m: Module) -> &'static str {
-    match m {
-        Module::Schema => "SCHEMA",
-        Module::Placement => "PLACEMENT",
-        Module::RowGroupStats => "ROW_GROUP_STATS",
-        Module::OffsetIndex => "OFFSET_INDEX",
-        Module::ColumnIndex => "COLUMN_INDEX",
-        Module::FileMetadata => "FILE_METADATA",
-        Module::RowGroups => "ROW_GROUPS",
-    }
-}
-
 fn encoding_name(e: ModuleEncoding) -> &'static str {
     match e {
         ModuleEncoding::Thrift => "THRIFT",
@@ -439,7 +426,7 @@ pub fn inspect(f: &ModularFooter<'_>, json: bool) -> String {
                 s,
                 "{}{{\"module\":\"{}\",\"encoding\":\"{}\",\"offset\":{},\"length\":{}}}",
                 if i > 0 { "," } else { "" },
-                module_name(m.module),
+                m.module.name(),
                 encoding_name(m.encoding),
                 m.offset,
                 m.length
@@ -459,7 +446,7 @@ pub fn inspect(f: &ModularFooter<'_>, json: bool) -> String {
             let _ = writeln!(
                 s,
                 "  {:<16} {:<11} offset {:>12} length {:>10}",
-                module_name(m.module),
+                m.module.name(),
                 encoding_name(m.encoding),
                 m.offset,
                 m.length
