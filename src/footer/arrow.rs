@@ -28,7 +28,7 @@ use crate::error::{Error, ErrorKind};
 use alloc::string::{String, ToString};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use arrow_schema::{Field, Fields, Schema as ArrowSchema};
+use arrow_schema::Schema as ArrowSchema;
 use base64::Engine as _;
 use bytes::Bytes;
 use core::fmt;
@@ -718,46 +718,114 @@ fn statistics(
 }
 
 /// The `ARROW:schema` hint pruned to the kept top-level fields (arrow-rs pairs hint fields
-/// with the schema's by position); a hint that does not decode or does not match the
-/// file's top-level fields is passed on unchanged (arrow-rs then ignores or reports it as
-/// it would for the standard footer).
+/// with the schema's by position); a hint that does not decode, or whose field count or kept
+/// fields' names do not match the file's top-level fields, is passed on unchanged (arrow-rs
+/// then ignores or reports it as it would for the standard footer).
+///
+/// Only the kept fields are verified and converted: the hint's `fields` vector is cut down
+/// in the decoded buffer before the flatbuffer verifier runs (see [`prune_hint_fields`]), so
+/// a 10,000-field hint costs its base64 decoding and the kept fields, not 10,000 conversions.
 fn project_arrow_hint(
     value: &[u8],
     tops: &[TopField<'_>],
     kept: &[usize],
 ) -> Result<String, Error> {
     let unchanged = || String::from_utf8_lossy(value).into_owned();
-    let Some(schema) = decode_arrow_schema(value) else {
+    let Some(schema) = decode_arrow_schema(value, kept, tops.len()) else {
         return Ok(unchanged());
     };
-    if schema.fields().len() != tops.len()
+    if schema.fields().len() != kept.len()
         || schema
             .fields()
             .iter()
-            .zip(tops)
-            .any(|(f, t)| f.name().as_bytes() != t.name)
+            .zip(kept)
+            .any(|(f, &t)| tops.get(t).is_none_or(|t| f.name().as_bytes() != t.name))
     {
         return Ok(unchanged());
     }
-    let fields: Vec<Arc<Field>> = kept
-        .iter()
-        .filter_map(|&t| schema.fields().get(t).cloned())
-        .collect();
-    let projected = ArrowSchema::new_with_metadata(Fields::from(fields), schema.metadata().clone());
-    Ok(parquet::arrow::encode_arrow_schema(&projected))
+    Ok(parquet::arrow::encode_arrow_schema(&schema))
 }
 
-fn decode_arrow_schema(value: &[u8]) -> Option<ArrowSchema> {
-    let bytes = base64::engine::general_purpose::STANDARD
+/// Decodes the hint `value` (base64 of an IPC schema message), keeping only the top-level
+/// fields `kept` of a `fields` vector that must hold `expected` fields.
+fn decode_arrow_schema(value: &[u8], kept: &[usize], expected: usize) -> Option<ArrowSchema> {
+    let mut bytes = base64::engine::general_purpose::STANDARD
         .decode(value)
         .ok()?;
     let slice = match bytes.get(..4) {
-        Some([255, 255, 255, 255]) => bytes.get(8..)?,
-        _ => &bytes[..],
+        Some([255, 255, 255, 255]) => bytes.get_mut(8..)?,
+        _ => &mut bytes[..],
     };
+    prune_hint_fields(slice, kept, expected)?;
     let message = arrow_ipc::root_as_message(slice).ok()?;
     let fb = message.header_as_schema()?;
     arrow_ipc::convert::try_fb_to_schema(fb).ok()
+}
+
+/// Rewrites the `fields` vector of the Schema message in `buf` in place so that it holds
+/// only the elements `kept` (in that order): element `j` is pointed at the table that
+/// element `kept[j]` pointed at, and the length becomes `kept.len()`. The other field tables
+/// stay in the buffer, unreachable, so the verifier that runs afterwards never visits them.
+///
+/// Every read here is bounds-checked and nothing is trusted: when the buffer does not have
+/// the expected shape (`None`), or the rewrite is wrong in any way, the full flatbuffer
+/// verification of the rewritten buffer rejects it and the hint passes on unchanged.
+/// Flatbuffer offsets are unsigned and point forward; since `j <= kept[j]` whenever `kept`
+/// ascends, the rewritten offsets stay forward, and a `kept` that does not ascend is refused.
+fn prune_hint_fields(buf: &mut [u8], kept: &[usize], expected: usize) -> Option<()> {
+    fn u32_at(buf: &[u8], pos: usize) -> Option<usize> {
+        let b = buf.get(pos..pos.checked_add(4)?)?;
+        usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()
+    }
+    // The position of the value of field `slot` (a vtable byte offset) of the table at `t`.
+    fn field(buf: &[u8], t: usize, slot: u16) -> Option<usize> {
+        let b = buf.get(t..t.checked_add(4)?)?;
+        let soffset = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let vtable = usize::try_from(i64::try_from(t).ok()? - i64::from(soffset)).ok()?;
+        let v = buf.get(vtable..vtable.checked_add(2)?)?;
+        let vtable_len = u16::from_le_bytes([v[0], v[1]]);
+        if slot.checked_add(2)? > vtable_len {
+            return None;
+        }
+        let at = vtable.checked_add(usize::from(slot))?;
+        let o = buf.get(at..at.checked_add(2)?)?;
+        match u16::from_le_bytes([o[0], o[1]]) {
+            0 => None,
+            o => t.checked_add(usize::from(o)),
+        }
+    }
+    // The target of the offset stored at `pos`.
+    fn follow(buf: &[u8], pos: usize) -> Option<usize> {
+        pos.checked_add(u32_at(buf, pos)?)
+    }
+    if !kept.windows(2).all(|w| w[0] < w[1]) {
+        return None;
+    }
+    let message = follow(buf, 0)?;
+    let header_type = field(buf, message, arrow_ipc::Message::VT_HEADER_TYPE)?;
+    if *buf.get(header_type)? != arrow_ipc::MessageHeader::Schema.0 {
+        return None;
+    }
+    let schema = follow(buf, field(buf, message, arrow_ipc::Message::VT_HEADER)?)?;
+    let vector = follow(buf, field(buf, schema, arrow_ipc::Schema::VT_FIELDS)?)?;
+    if u32_at(buf, vector)? != expected {
+        return None;
+    }
+    let element = |i: usize| vector.checked_add(4)?.checked_add(i.checked_mul(4)?);
+    for (j, &i) in kept.iter().enumerate() {
+        if i >= expected {
+            return None;
+        }
+        let target = follow(buf, element(i)?)?;
+        let new_at = element(j)?;
+        let offset = u32::try_from(target.checked_sub(new_at)?).ok()?;
+        buf.get_mut(new_at..new_at + 4)?
+            .copy_from_slice(&offset.to_le_bytes());
+    }
+    let len = u32::try_from(kept.len()).ok()?;
+    buf.get_mut(vector..vector + 4)?
+        .copy_from_slice(&len.to_le_bytes());
+    Some(())
 }
 
 /// Opens the footer in `window` and builds the projected metadata; also returns where the
@@ -779,19 +847,20 @@ fn build(
 /// `fetch(range)`: first the last 64 KiB (or the whole file when smaller), then, while the
 /// footer or a page index asks for earlier bytes, from there to the end. Returns the
 /// projected metadata.
+///
+/// Each round fetches its whole window, `start..file_len`, again: a [`ChunkReader`] over
+/// memory (`Bytes`, a mapped file) slices it without copying, and a file re-reads at most
+/// the previous 64 KiB tail from the page cache. Joining the new bytes to the old window
+/// instead cost a fresh multi-megabyte buffer per open (3.5 ms of 8.8 ms on a 10,000-column
+/// footer, mostly page faults).
 fn open_with<E>(
     file_len: u64,
     projection: &Projection,
     mut fetch: impl FnMut(Range<u64>) -> Result<Bytes, E>,
 ) -> Result<Result<ProjectedMetadata, ProjectionError>, E> {
     let mut start = file_len.saturating_sub(64 * 1024);
-    // Each round fetches only the bytes before the window that the footer asks for.
-    let mut window = Bytes::new();
-    let mut end = file_len;
     loop {
-        let part = fetch(start..end)?;
-        window = prepend(part, window);
-        end = start;
+        let window = fetch(start..file_len)?;
         let options = super::FooterOptions {
             origin: start,
             ..Default::default()
@@ -972,4 +1041,106 @@ pub fn reader_builder<T: ChunkReader + 'static>(
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta)
         .with_projection(projected.mask.clone());
     Ok((builder, projected))
+}
+
+#[cfg(test)]
+mod hint_tests {
+    use super::*;
+    use alloc::boxed::Box;
+    use alloc::vec;
+    use arrow_schema::{DataType, Field, Fields, TimeUnit};
+    use std::collections::HashMap;
+
+    fn schema() -> ArrowSchema {
+        let meta = |k: &str| HashMap::from([(k.to_string(), "v".to_string())]);
+        let fields: Vec<Field> = vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("name", DataType::Utf8, true).with_metadata(meta("doc")),
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("+01:00".into())),
+                true,
+            ),
+            Field::new(
+                "tags",
+                DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+                true,
+            ),
+            Field::new(
+                "point",
+                DataType::Struct(Fields::from(vec![
+                    Field::new("x", DataType::Float64, false),
+                    Field::new("y", DataType::LargeUtf8, true),
+                ])),
+                true,
+            ),
+            Field::new_list("xs", Field::new_list_field(DataType::Int16, true), true),
+            Field::new("d", DataType::Decimal128(20, 3), true),
+            Field::new("b", DataType::LargeBinary, true),
+        ];
+        ArrowSchema::new_with_metadata(Fields::from(fields), meta("owner"))
+    }
+
+    fn full_decode(value: &[u8]) -> ArrowSchema {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(value)
+            .unwrap();
+        let message = arrow_ipc::root_as_message(&bytes[8..]).unwrap();
+        arrow_ipc::convert::try_fb_to_schema(message.header_as_schema().unwrap()).unwrap()
+    }
+
+    /// Every subset of the eight fields: the pruned decode equals the full decode projected.
+    #[test]
+    fn pruned_hint_equals_the_full_decode_projected() {
+        let schema = schema();
+        let value = parquet::arrow::encode_arrow_schema(&schema);
+        let full = full_decode(value.as_bytes());
+        assert_eq!(full, schema);
+        let n = schema.fields().len();
+        for mask in 0u32..(1 << n) {
+            let kept: Vec<usize> = (0..n).filter(|i| mask & (1 << i) != 0).collect();
+            let got = decode_arrow_schema(value.as_bytes(), &kept, n).unwrap();
+            let want = full.project(&kept).unwrap();
+            assert_eq!(got, want, "kept {kept:?}");
+        }
+        // A field count that does not match, an index past the end, or a kept list that does
+        // not ascend: nothing is pruned or decoded.
+        assert!(decode_arrow_schema(value.as_bytes(), &[0], n + 1).is_none());
+        assert!(decode_arrow_schema(value.as_bytes(), &[0, n], n).is_none());
+        assert!(decode_arrow_schema(value.as_bytes(), &[2, 1], n).is_none());
+    }
+
+    /// Every single-byte change of the decoded message (each bit flipped, and 0x00 / 0xff)
+    /// is pruned and decoded without a panic; whatever decodes has the kept field count.
+    #[test]
+    fn a_corrupt_hint_never_panics() {
+        let value = parquet::arrow::encode_arrow_schema(&schema());
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(value.as_bytes())
+            .unwrap();
+        let n = schema().fields().len();
+        let kept = [1usize, 4, 7];
+        let (mut decoded, mut refused) = (0, 0);
+        for pos in 0..bytes.len() {
+            let mut variants: Vec<u8> = (0..8).map(|b| bytes[pos] ^ (1 << b)).collect();
+            variants.extend([0x00, 0xff]);
+            for v in variants {
+                let mut changed = bytes.clone();
+                changed[pos] = v;
+                let encoded = base64::engine::general_purpose::STANDARD.encode(&changed);
+                match decode_arrow_schema(encoded.as_bytes(), &kept, n) {
+                    Some(s) => {
+                        assert_eq!(s.fields().len(), kept.len());
+                        decoded += 1;
+                    }
+                    None => refused += 1,
+                }
+            }
+        }
+        // Both outcomes occur: the check is not vacuous either way.
+        assert!(
+            decoded > 0 && refused > 0,
+            "{decoded} decoded, {refused} refused"
+        );
+    }
 }
