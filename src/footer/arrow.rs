@@ -773,23 +773,23 @@ fn decode_arrow_schema(value: &[u8], kept: &[usize], expected: usize) -> Option<
 /// Flatbuffer offsets are unsigned and point forward; since `j <= kept[j]` whenever `kept`
 /// ascends, the rewritten offsets stay forward, and a `kept` that does not ascend is refused.
 fn prune_hint_fields(buf: &mut [u8], kept: &[usize], expected: usize) -> Option<()> {
+    fn bytes<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
+        buf.get(pos..pos.checked_add(N)?)?.try_into().ok()
+    }
     fn u32_at(buf: &[u8], pos: usize) -> Option<usize> {
-        let b = buf.get(pos..pos.checked_add(4)?)?;
-        usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()
+        usize::try_from(u32::from_le_bytes(bytes(buf, pos)?)).ok()
+    }
+    fn u16_at(buf: &[u8], pos: usize) -> Option<u16> {
+        Some(u16::from_le_bytes(bytes(buf, pos)?))
     }
     // The position of the value of field `slot` (a vtable byte offset) of the table at `t`.
     fn field(buf: &[u8], t: usize, slot: u16) -> Option<usize> {
-        let b = buf.get(t..t.checked_add(4)?)?;
-        let soffset = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        let vtable = usize::try_from(i64::try_from(t).ok()? - i64::from(soffset)).ok()?;
-        let v = buf.get(vtable..vtable.checked_add(2)?)?;
-        let vtable_len = u16::from_le_bytes([v[0], v[1]]);
-        if slot.checked_add(2)? > vtable_len {
+        let soffset = i64::from(i32::from_le_bytes(bytes(buf, t)?));
+        let vtable = usize::try_from(i64::try_from(t).ok()?.checked_sub(soffset)?).ok()?;
+        if slot.checked_add(2)? > u16_at(buf, vtable)? {
             return None;
         }
-        let at = vtable.checked_add(usize::from(slot))?;
-        let o = buf.get(at..at.checked_add(2)?)?;
-        match u16::from_le_bytes([o[0], o[1]]) {
+        match u16_at(buf, vtable.checked_add(usize::from(slot))?)? {
             0 => None,
             o => t.checked_add(usize::from(o)),
         }
@@ -798,7 +798,7 @@ fn prune_hint_fields(buf: &mut [u8], kept: &[usize], expected: usize) -> Option<
     fn follow(buf: &[u8], pos: usize) -> Option<usize> {
         pos.checked_add(u32_at(buf, pos)?)
     }
-    if !kept.windows(2).all(|w| w[0] < w[1]) {
+    if !kept.is_sorted_by(|a, b| a < b) {
         return None;
     }
     let message = follow(buf, 0)?;
@@ -819,11 +819,11 @@ fn prune_hint_fields(buf: &mut [u8], kept: &[usize], expected: usize) -> Option<
         let target = follow(buf, element(i)?)?;
         let new_at = element(j)?;
         let offset = u32::try_from(target.checked_sub(new_at)?).ok()?;
-        buf.get_mut(new_at..new_at + 4)?
+        buf.get_mut(new_at..new_at.checked_add(4)?)?
             .copy_from_slice(&offset.to_le_bytes());
     }
     let len = u32::try_from(kept.len()).ok()?;
-    buf.get_mut(vector..vector + 4)?
+    buf.get_mut(vector..vector.checked_add(4)?)?
         .copy_from_slice(&len.to_le_bytes());
     Some(())
 }
