@@ -330,16 +330,6 @@ impl<'s> Schema<'s> {
         }
         let n = self.node(node);
         match n.ty {
-            Type::Null => Ok(()),
-            Type::Boolean => c.skip(1),
-            Type::Int | Type::Long | Type::Enum => long(c).map(|_| ()),
-            Type::Float => c.skip(4),
-            Type::Double => c.skip(8),
-            Type::Bytes | Type::String => {
-                let len = length(c)?;
-                c.bytes_u64(len).map(|_| ())
-            }
-            Type::Fixed => c.bytes_u64(u64::from(n.size)).map(|_| ()),
             Type::Union => {
                 let branch = self.branch(n, c)?;
                 self.skip(branch, c, depth + 1, empty)
@@ -394,6 +384,7 @@ impl<'s> Schema<'s> {
                     }
                 }
             }
+            ty => skip_primitive(ty, n.size, c),
         }
     }
 
@@ -476,17 +467,25 @@ impl Simple {
                 _ => return Err(Error::new(ErrorKind::InvalidValue, at)),
             }
         }
-        match self.ty {
-            Type::Boolean => c.skip(1),
-            Type::Int | Type::Long | Type::Enum => long(c).map(|_| ()),
-            Type::Float => c.skip(4),
-            Type::Double => c.skip(8),
-            Type::Bytes | Type::String => {
-                let len = length(c)?;
-                c.bytes_u64(len).map(|_| ())
-            }
-            _ => Ok(()),
+        skip_primitive(self.ty, 0, c)
+    }
+}
+
+/// Steps over a value of a primitive type (`Fixed`: `size` bytes); the compound types, which
+/// the callers handle themselves, step over nothing here.
+#[inline(always)]
+fn skip_primitive(ty: Type, size: u32, c: &mut Cursor<'_>) -> Result<()> {
+    match ty {
+        Type::Boolean => c.skip(1),
+        Type::Int | Type::Long | Type::Enum => long(c).map(|_| ()),
+        Type::Float => c.skip(4),
+        Type::Double => c.skip(8),
+        Type::Bytes | Type::String => {
+            let len = length(c)?;
+            c.bytes_u64(len).map(|_| ())
         }
+        Type::Fixed => c.bytes_u64(u64::from(size)).map(|_| ()),
+        Type::Null | Type::Union | Type::Record | Type::Array | Type::Map => Ok(()),
     }
 }
 
