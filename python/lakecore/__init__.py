@@ -231,31 +231,25 @@ class Table:
                           partitions=partitions, columns=columns, buckets=buckets,
                           rows=rows, sidecars=sidecars)[0]
 
-    def _plan(
-        self,
-        filter: str | None = None,
-        *,
-        snapshot: int | None = None,
-        tag: str | None = None,
-        as_of: int | None = None,
-        partitions: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
-        columns: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
-        buckets: Iterable[int | tuple[int, int | None]] | None = None,
-        rows: Iterable[tuple[int, int]] | range | None = None,
-        sidecars: bool = True,
-        splits: bool = False,
-    ) -> tuple[pa.Table, Any]:
-        """:meth:`plan`'s table and, with ``splits``, the raw split tuples of one planning."""
+    def _plan(self, filter: str | None, splits: bool = False,
+              **query: Any) -> tuple[pa.Table, Any]:
+        """:meth:`plan`'s table and, with ``splits``, the raw split tuples of one planning;
+        ``query`` holds :meth:`plan`'s keyword arguments (an unknown one is a ``TypeError``)."""
+        known = {"snapshot", "tag", "as_of", "partitions", "columns", "buckets", "rows",
+                 "sidecars"}
+        unknown = sorted(set(query) - known)
+        if unknown:
+            raise TypeError(f"plan() got unexpected keyword arguments: {', '.join(unknown)}")
         got = self._raw.plan(
-            snapshot=snapshot,
-            tag=tag,
-            as_of=as_of,
+            snapshot=query.get("snapshot"),
+            tag=query.get("tag"),
+            as_of=query.get("as_of"),
             filter=filter,
-            partitions=_pairs(partitions),
-            columns=_pairs(columns, "columns"),
-            buckets=_buckets(buckets),
-            rows=_rows(rows),
-            sidecars=sidecars,
+            partitions=_pairs(query.get("partitions")),
+            columns=_pairs(query.get("columns"), "columns"),
+            buckets=_buckets(query.get("buckets")),
+            rows=_rows(query.get("rows")),
+            sidecars=query.get("sidecars", True),
             splits=splits,
         )
         snapshot_id, stats, cols = got[0], got[1], got[2]
@@ -266,7 +260,8 @@ class Table:
         return table, (got[3] if splits else None)
 
     def splits(self, filter: str | None = None, **kwargs: Any) -> list[Split]:
-        """:meth:`plan` as Paimon's splits (one per partition and bucket, formed by the
+        """:meth:`plan` as Paimon's splits (per partition and bucket, packed up to the table's
+        ``source.split.target-size`` as the clients pack them, formed by the
         library), in the shape of pypaimon's ``Split``: each file dict has the plan table's
         columns and ``deletion_file`` (``{path, offset, length, cardinality}`` or ``None``:
         its deletion vector in the snapshot's index manifest); ``merge_groups`` are the
