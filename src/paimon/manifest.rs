@@ -70,6 +70,8 @@ pub struct ManifestEntry<'a> {
     values: [Value<'a>; ENTRY_FIELDS],
     /// Absolute offset of the block's data (where errors in this entry are reported).
     pub block_offset: u64,
+    /// The entry's position in its block (0 = the block's first record).
+    pub index: u32,
 }
 
 impl<'a> ManifestEntry<'a> {
@@ -411,8 +413,10 @@ impl<'f> Manifest<'f> {
         let mut entry = ManifestEntry {
             values: [Value::Absent; ENTRY_FIELDS],
             block_offset: at,
+            index: 0,
         };
-        for _ in 0..block.object_count {
+        for i in 0..block.object_count {
+            entry.index = u32::try_from(i).unwrap_or(u32::MAX);
             self.schema
                 .read(&self.projection, &mut c, &mut entry.values)
                 .map_err(relocate)?;
@@ -578,6 +582,10 @@ pub struct ManifestFileMeta {
     pub total_buckets: Option<i32>,
     /// `_EXTRA_FILES` (empty when null or absent from the schema).
     pub extra_files: Vec<String>,
+    /// The manifest's position in its list; the planner renumbers the snapshot's manifests
+    /// (base list, then delta list) so that, with an entry's block and index, it orders the
+    /// snapshot's entries as the clients read them.
+    pub position: u32,
 }
 
 /// Decodes a stats record (`_MIN_VALUES: bytes`, `_MAX_VALUES: bytes`, `_NULL_COUNTS:
@@ -692,6 +700,7 @@ pub fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
                     .zip(get(LF::MAX_ROW_ID).as_i64()),
                 total_buckets: get(LF::TOTAL_BUCKETS).as_i32(),
                 extra_files,
+                position: u32::try_from(out.len()).unwrap_or(u32::MAX),
             });
         }
         if !c.is_empty() {

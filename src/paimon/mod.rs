@@ -26,11 +26,13 @@ pub use deletion::{DeletionFile, DeletionIndex};
 pub use error::ScanError;
 pub use filter::{condition_text, parse_conditions, CmpOp, Filter};
 pub use plan::{
-    DataFile, ManifestRead, ManifestScan, PreparedScan, Reconciler, ScanEntry, ScanOptions,
-    ScanPlan, ScanStats,
+    DataFile, EntryPosition, ManifestRead, ManifestScan, PreparedScan, Reconciler, ScanEntry,
+    ScanOptions, ScanPlan, ScanStats,
 };
 pub use predicate::{
     parse_timestamp_millis, PartitionPredicate, PartitionType, ScanQuery, DEFAULT_PARTITION_NAME,
 };
 pub use split::{anchor_file, Split, SplitFile};
-pub use table::{civil_date, PartitionValue, Snapshot, SnapshotSpec, Table, TableSchema};
+pub use table::{
+    civil_date, parse_memory_size, PartitionValue, Snapshot, SnapshotSpec, Table, TableSchema,
+};

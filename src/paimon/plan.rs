@@ -387,6 +387,9 @@ impl Table {
         }
         let compiled = compile(query, &schema, snap.schema_id)?;
         let mut manifests = self.manifests(&snap)?;
+        for (m, i) in manifests.iter_mut().zip(0u32..) {
+            m.position = i;
+        }
         let listed = manifests.len();
         let mut pruned_bytes = 0u64;
         if options.prune_manifests {
@@ -512,6 +515,19 @@ pub struct ScanStats {
     pub entries_matched: u64,
 }
 
+/// The position of a manifest entry in a snapshot: manifest (base list, then delta list),
+/// Avro block (its data offset in the manifest), record in the block. The same whichever
+/// blocks a query reads, so it orders entries as a full read meets them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EntryPosition {
+    /// [`ManifestFileMeta::position`].
+    pub manifest: u32,
+    /// The block's data offset in the manifest.
+    pub block: u64,
+    /// The record's index in its block.
+    pub entry: u32,
+}
+
 /// A live data file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DataFile {
@@ -549,6 +565,9 @@ pub struct DataFile {
     pub write_cols: Option<Vec<String>>,
     /// `_EXTRA_FILES` (e.g. file indexes).
     pub extra_files: Vec<String>,
+    /// Where the file's ADD entry sits in the snapshot's manifests: the order in which the
+    /// clients list a bucket's files (and pack them into splits).
+    pub position: EntryPosition,
 }
 
 /// The live data files that can match a query, and what it cost.
@@ -598,6 +617,14 @@ impl PreparedScan {
     /// (or one whole GET when they would cover most of the manifest); a manifest without a
     /// usable sidecar is fetched whole.
     pub fn scan_manifest(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
+        let mut scan = self.scan_manifest_entries(meta)?;
+        for e in &mut scan.entries {
+            e.file.position.manifest = meta.position;
+        }
+        Ok(scan)
+    }
+
+    fn scan_manifest_entries(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
         if self.table.storage.is_remote() {
             return self.scan_remote_manifest(meta);
         }
@@ -1037,6 +1064,12 @@ impl PreparedScan {
                         false => None,
                     },
                     extra_files: strings(manifest.extra_files(e)).map_err(|_| bad)?,
+                    position: EntryPosition {
+                        manifest: 0, // set by scan_manifest
+
+                        block: e.block_offset,
+                        entry: e.index,
+                    },
                 },
             });
         }

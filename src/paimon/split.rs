@@ -1,5 +1,5 @@
 //! Splits in Paimon's shape (feature `paimon`): a plan's live files grouped per partition and
-//! bucket, each file with its full path and its deletion file from the snapshot's index
+//! bucket and packed up to a target size, each file with its full path and its deletion file from the snapshot's index
 //! manifest, and for data-evolution tables the merge groups (files whose row-ID ranges
 //! overlap: a base file and the files of its partial updates), as the clients' split
 //! generation forms them.
@@ -54,8 +54,9 @@ pub struct Split {
     pub bucket: i32,
     /// Total buckets.
     pub total_buckets: i32,
-    /// The files: by file name, or for a data-evolution table merge group by merge group in
-    /// row-ID order (each group's files by file name).
+    /// The files: an append table's in the order of their ADD entries (as the clients list
+    /// them), a data-evolution table's merge group by merge group in row-ID order (each
+    /// group's files by file name), a primary-key table's by file name.
     pub files: Vec<SplitFile>,
     /// Data-evolution tables: the merge groups as index ranges into `files`, in row-ID
     /// order. Empty for other tables.
@@ -130,10 +131,16 @@ fn merge_groups(files: &[DataFile]) -> (Vec<usize>, Vec<Range<usize>>) {
 }
 
 impl Table {
-    /// The plan's files as splits (one per partition and bucket, in plan order), with their
-    /// paths, deletion files and, for a data-evolution table, merge groups. Reads the
-    /// snapshot, its schema and its index manifest; a plan of a table without snapshots has
-    /// no splits.
+    /// The plan's files as splits, with their paths, deletion files and, for a
+    /// data-evolution table, merge groups. Reads the snapshot, its schema and its index
+    /// manifest; a plan of a table without snapshots has no splits.
+    ///
+    /// Each partition and bucket's files are packed as the clients pack them: units (an
+    /// append table's files in ADD order, a data-evolution table's merge groups in row-ID
+    /// order) join a split while its weight stays within the table's
+    /// `source.split.target-size` (128 MiB), each unit weighing at least
+    /// `source.split.open-file-cost` (4 MiB). A primary-key table's bucket stays one split:
+    /// the clients cut it into key-range sections, which need the files' keys.
     ///
     /// Errors: the snapshot, schema or index manifest cannot be read or is invalid; a
     /// partition the schema cannot type.
@@ -218,39 +225,117 @@ impl Table {
                 head.bucket
             );
             let deletions = index.bucket(schema, &head.partition, head.bucket);
-            let (order, groups) = match schema.data_evolution {
-                true => merge_groups(run),
-                false => ((0..run.len()).collect(), Vec::new()),
-            };
-            let mut split_files = Vec::with_capacity(order.len());
-            let mut from = Vec::with_capacity(order.len());
-            for &i in &order {
-                let Some(f) = run.get(i) else { continue };
-                split_files.push(SplitFile {
-                    path: match &f.external_path {
-                        Some(p) => p.clone(),
-                        None => alloc::format!("{prefix}{}", f.file_name),
-                    },
-                    deletion_file: deletions.and_then(|d| d.get(&f.file_name)).cloned(),
-                    file: DataFile::default(),
+            let primary_key = !schema.trimmed_primary_keys.is_empty();
+            let (order, units) = units(schema.data_evolution, primary_key, run);
+            let target = (schema.split_target_size, schema.split_open_file_cost);
+            for (pack, groups) in pack(run, &order, &units, target, schema.data_evolution) {
+                let mut split_files = Vec::with_capacity(pack.len());
+                let mut from = Vec::with_capacity(pack.len());
+                for &i in pack {
+                    let Some(f) = run.get(i) else { continue };
+                    split_files.push(SplitFile {
+                        path: match &f.external_path {
+                            Some(p) => p.clone(),
+                            None => alloc::format!("{prefix}{}", f.file_name),
+                        },
+                        deletion_file: deletions.and_then(|d| d.get(&f.file_name)).cloned(),
+                        file: DataFile::default(),
+                    });
+                    from.push(base + i);
+                }
+                out.push(Split {
+                    snapshot,
+                    partition: head.partition.clone(),
+                    partition_values: partition_values.clone(),
+                    bucket: head.bucket,
+                    total_buckets: head.total_buckets,
+                    files: split_files,
+                    groups,
+                    row_count: 0,
+                    merged_row_count: None,
                 });
-                from.push(base + i);
+                sources.push(from);
             }
-            out.push(Split {
-                snapshot,
-                partition: head.partition.clone(),
-                partition_values,
-                bucket: head.bucket,
-                total_buckets: head.total_buckets,
-                files: split_files,
-                groups,
-                row_count: 0,
-                merged_row_count: None,
-            });
-            sources.push(from);
         }
         Ok((out, sources))
     }
+}
+
+/// The files of one partition and bucket in split order (positions in `run`) and the units
+/// that packing never cuts, as ranges of that order: a data-evolution table's merge groups
+/// (row-ID order); an append table's files one by one, in the order of their ADD entries
+/// (as the clients list them); a primary-key table's whole bucket (the clients cut it into
+/// key-range sections, which a plan does not have the keys for).
+fn units(
+    data_evolution: bool,
+    primary_key: bool,
+    run: &[DataFile],
+) -> (Vec<usize>, Vec<Range<usize>>) {
+    if data_evolution {
+        return merge_groups(run);
+    }
+    let mut order: Vec<usize> = (0..run.len()).collect();
+    if primary_key {
+        let all = 0..order.len();
+        return (order, alloc::vec![all]);
+    }
+    order.sort_by_key(|&i| run.get(i).map(|f| f.position));
+    let units = (0..order.len()).map(|i| i..i + 1).collect();
+    (order, units)
+}
+
+/// Packs `units` (ranges of `order`), in order, into splits as the clients do: a split takes
+/// units while its weight stays within `target` (`source.split.target-size`), a unit weighing
+/// its files' sizes but at least `open_cost` (`source.split.open-file-cost`); a unit heavier
+/// than the target gets a split of its own. Returns each split's files (positions in `run`)
+/// and, with `keep_groups` (data-evolution tables), its merge groups as ranges of those files.
+fn pack<'o>(
+    run: &[DataFile],
+    order: &'o [usize],
+    units: &[Range<usize>],
+    (target, open_cost): (u64, u64),
+    keep_groups: bool,
+) -> Vec<(&'o [usize], Vec<Range<usize>>)> {
+    let weight = |u: &Range<usize>| {
+        let size: u64 = order
+            .get(u.clone())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&i| run.get(i))
+            .map(|f| u64::try_from(f.file_size).unwrap_or(0))
+            .fold(0u64, u64::saturating_add);
+        size.max(open_cost)
+    };
+    let mut out = Vec::new();
+    let mut bin: Option<Range<usize>> = None;
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    let mut filled = 0u64;
+    let mut close = |bin: Range<usize>, groups: &mut Vec<Range<usize>>| {
+        let files = order.get(bin).unwrap_or_default();
+        let groups = match keep_groups {
+            true => core::mem::take(groups),
+            false => {
+                groups.clear();
+                Vec::new()
+            }
+        };
+        out.push((files, groups));
+    };
+    for u in units {
+        let w = weight(u);
+        if let Some(b) = bin.take_if(|_| filled.saturating_add(w) > target) {
+            close(b, &mut groups);
+            filled = 0;
+        }
+        let b = bin.get_or_insert(u.start..u.start);
+        b.end = u.end;
+        groups.push(u.start - b.start..u.end - b.start);
+        filled = filled.saturating_add(w);
+    }
+    if let Some(b) = bin {
+        close(b, &mut groups);
+    }
+    out
 }
 
 impl Split {
@@ -336,6 +421,106 @@ mod tests {
                 alloc::vec!["f.parquet"]
             ]
         );
+    }
+
+    /// pypaimon's `_pack_for_ordered`, written out plainly: the model `pack` must match.
+    fn model(weights: &[u64], target: u64) -> Vec<Vec<usize>> {
+        let mut packed = Vec::new();
+        let (mut bin, mut w) = (Vec::new(), 0u64);
+        for (i, &x) in weights.iter().enumerate() {
+            if w + x > target && !bin.is_empty() {
+                packed.push(core::mem::take(&mut bin));
+                w = 0;
+            }
+            w += x;
+            bin.push(i);
+        }
+        if !bin.is_empty() {
+            packed.push(bin);
+        }
+        packed
+    }
+
+    #[test]
+    fn packing_matches_the_clients_rule() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for round in 0..300 {
+            let n = next(40) as usize;
+            let (target, open) = (100 + next(200), 1 + next(60));
+            // Append table: one unit per file, in ADD order (positions shuffled against the
+            // names, so the order must come from the positions).
+            let mut files: Vec<DataFile> = (0..n)
+                .map(|i| {
+                    let mut f = file(&alloc::format!("f{i:03}"), None, 1, 1);
+                    f.file_size = next(250) as i64;
+                    f.position.entry = next(1000) as u32;
+                    f.position.block = i as u64;
+                    f
+                })
+                .collect();
+            let (order, units) = super::units(false, false, &files);
+            let mut by_add: Vec<usize> = (0..n).collect();
+            by_add.sort_by_key(|&i| files[i].position);
+            assert_eq!(order, by_add);
+            let got: Vec<Vec<usize>> = pack(&files, &order, &units, (target, open), false)
+                .into_iter()
+                .map(|(p, g)| {
+                    assert!(g.is_empty());
+                    p.to_vec()
+                })
+                .collect();
+            let weights: Vec<u64> = by_add
+                .iter()
+                .map(|&i| (files[i].file_size as u64).max(open))
+                .collect();
+            let want: Vec<Vec<usize>> = model(&weights, target)
+                .into_iter()
+                .map(|b| b.into_iter().map(|k| by_add[k]).collect())
+                .collect();
+            assert_eq!(got, want, "round {round}");
+
+            // Data-evolution table: merge groups are the units, weighed by their sum.
+            for (i, f) in files.iter_mut().enumerate() {
+                f.first_row_id = Some((i / 3 * 10) as i64);
+                f.row_count = 10;
+            }
+            let (order, units) = super::units(true, false, &files);
+            let packs = pack(&files, &order, &units, (target, open), true);
+            let weights: Vec<u64> = units
+                .iter()
+                .map(|u| {
+                    let s: u64 = order[u.clone()]
+                        .iter()
+                        .map(|&i| files[i].file_size as u64)
+                        .sum();
+                    s.max(open)
+                })
+                .collect();
+            let want = model(&weights, target);
+            assert_eq!(packs.len(), want.len(), "round {round}");
+            for ((files_of, groups), unit_ids) in packs.iter().zip(&want) {
+                let expect: Vec<usize> = unit_ids
+                    .iter()
+                    .flat_map(|&u| order[units[u].clone()].iter().copied())
+                    .collect();
+                assert_eq!(files_of.to_vec(), expect, "round {round}");
+                let sizes: Vec<usize> = groups.iter().map(|g| g.len()).collect();
+                let want_sizes: Vec<usize> = unit_ids.iter().map(|&u| units[u].len()).collect();
+                assert_eq!(sizes, want_sizes, "round {round}");
+            }
+        }
+        // A primary-key bucket stays whole.
+        let files: Vec<DataFile> = (0..5)
+            .map(|i| file(&alloc::format!("k{i}"), None, 1, 1))
+            .collect();
+        let (order, units) = super::units(false, true, &files);
+        assert_eq!(pack(&files, &order, &units, (1, 1), false).len(), 1);
     }
 
     #[test]

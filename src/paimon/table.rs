@@ -72,6 +72,40 @@ pub struct TableSchema {
     /// `index-file-in-data-file-dir`: bucket index files (deletion vectors) live in the
     /// bucket's directory instead of `<table>/index/`.
     pub index_file_in_data_file_dir: bool,
+    /// `source.split.target-size` in bytes (default 128 MiB): the weight a split is packed up
+    /// to (see [`Table::splits`]).
+    pub split_target_size: u64,
+    /// `source.split.open-file-cost` in bytes (default 4 MiB): the least weight of a file
+    /// (of a data-evolution merge group) when splits are packed.
+    pub split_open_file_cost: u64,
+}
+
+/// A Paimon memory size option (`MemorySize`): digits, then an optional unit `b`/`bytes`,
+/// `k`/`kb`/`kibibytes`, `m`/`mb`/`mebibytes`, `g`/`gb`/`gibibytes`, `t`/`tb`/`tebibytes`
+/// (powers of 1024, any case, spaces around), e.g. `128 mb`.
+///
+/// ```
+/// use lakecore::paimon::parse_memory_size;
+/// assert_eq!(parse_memory_size(" 128 MB"), Some(128 << 20));
+/// assert_eq!(parse_memory_size("4096"), Some(4096));
+/// assert_eq!(parse_memory_size("1.5 gb"), None);
+/// ```
+pub fn parse_memory_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = t.split_at_checked(digits)?;
+    let value: u64 = number.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" | "bytes" => 0,
+        "k" | "kb" | "kibibytes" => 10,
+        "m" | "mb" | "mebibytes" => 20,
+        "g" | "gb" | "gibibytes" => 30,
+        "t" | "tb" | "tebibytes" => 40,
+        _ => return None,
+    };
+    let bytes = value.checked_mul(1u64 << shift)?;
+    // Paimon's sizes are Java longs.
+    (bytes <= i64::MAX as u64).then_some(bytes)
 }
 
 /// A Paimon table directory, local ([`Table::open`]) or in an object store
@@ -419,6 +453,18 @@ impl Table {
                 .and_then(serde_json::Value::as_str)
         };
         let row_tracking = option("row-tracking.enabled").is_some_and(|t| t == "true");
+        let size = |key: &str, default: u64| match option(key) {
+            None => Ok(default),
+            Some(text) => parse_memory_size(text).ok_or_else(|| {
+                json_err(
+                    &path,
+                    alloc::format!(
+                        "option {key:?} = {text:?} is not a memory size (digits and a unit \
+                         such as b, kb, mb, gb, tb)"
+                    ),
+                )
+            }),
+        };
         let bucket = option("bucket")
             .map_or(Ok(-1), |b| b.trim().parse::<i32>())
             .map_err(|_| json_err(&path, "option \"bucket\" is not an integer"))?;
@@ -473,6 +519,8 @@ impl Table {
             default_partition_name,
             index_file_in_data_file_dir: option("index-file-in-data-file-dir")
                 .is_some_and(|t| t == "true"),
+            split_target_size: size("source.split.target-size", 128 << 20)?,
+            split_open_file_cost: size("source.split.open-file-cost", 4 << 20)?,
         })
     }
 

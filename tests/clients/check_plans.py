@@ -96,6 +96,56 @@ def check_splits(binary, table, table_dir, warehouse, db, name):
     return bad
 
 
+def split_membership(binary, table, table_dir):
+    """The splits of lakecore (`scan --splits`) and of pypaimon as comparable values: per
+    split its bucket and its files, in order for an append table (both list a bucket's files
+    in ADD order), as a set for a data-evolution table (lakecore orders a merge group's files
+    by name). Sorted, so that the order of the splits themselves does not count."""
+    ordered = not table.options.data_evolution_enabled(False)
+    shape = (lambda names: tuple(names)) if ordered else (lambda names: tuple(sorted(names)))
+    out = subprocess.run([binary, "scan", table_dir, "--splits"], check=True,
+                         capture_output=True, text=True).stdout
+    ours = sorted((s["bucket"], shape([f["file_name"] for f in s["files"]]))
+                  for s in json.loads(out)["splits"])
+    theirs = sorted((s.bucket, shape([f.file_name for f in s.files]))
+                    for s in table.new_read_builder().new_scan().plan().splits())
+    return ours, theirs
+
+
+def check_split_packing(binary, table, table_dir, db, name):
+    """Split packing equals pypaimon's: with the table's own options, and on a copy whose
+    schema sets `source.split.target-size` to 9 mb, so that the 4 mb open-file cost puts at
+    most two small files (or merge groups) in a split and most buckets pack into several.
+    Primary-key tables are skipped: lakecore keeps such a bucket whole (see `Table::splits`).
+    Returns (differences, splits compared)."""
+    import shutil
+    import tempfile
+    if table.table_schema.primary_keys:
+        return 0, 0
+    bad, compared = 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, db, name)
+        shutil.copytree(table_dir, copy)
+        schema_dir = os.path.join(copy, "schema")
+        for f in os.listdir(schema_dir):
+            path = os.path.join(schema_dir, f)
+            with open(path) as fh:
+                doc = json.load(fh)
+            doc.setdefault("options", {})["source.split.target-size"] = "9 mb"
+            with open(path, "w") as fh:
+                json.dump(doc, fh)
+        small = CatalogFactory.create({"warehouse": tmp}).get_table(f"{db[:-3]}.{name}")
+        for what, t, d in (("default target", table, table_dir), ("9 mb target", small, copy)):
+            ours, theirs = split_membership(binary, t, d)
+            compared += len(theirs)
+            if ours != theirs:
+                bad += 1
+                print(f"DIFF split packing {db}/{name} ({what}): lakecore {len(ours)} splits, "
+                      f"pypaimon {len(theirs)}; first difference: "
+                      f"{next((a, b) for a, b in zip(ours + [None], theirs + [None]) if a != b)}")
+    return bad, compared
+
+
 def check_arrow(binary, table, table_dir, db, name):
     """`lakecore scan --arrow -`: one row per file pypaimon plans, its fields and typed
     partition equal pypaimon's (read back with pyarrow's IPC stream reader)."""
@@ -188,6 +238,7 @@ def main():
     checked = 0
     relaxed = {}
     skipped = []
+    packed_total = 0
     for db in sorted(d for d in os.listdir(warehouse) if d.endswith(".db")):
         for name in sorted(os.listdir(os.path.join(warehouse, db))):
             table_dir = os.path.join(warehouse, db, name)
@@ -290,12 +341,16 @@ def main():
                         print(f"  only {client}: {sorted(set(want) - set(got))[:5]}")
                         print(f"  only lakecore: {sorted(set(got) - set(want))[:5]}")
             split_diffs = check_splits(binary, table, table_dir, warehouse, db, name)
+            packing_diffs, packed = check_split_packing(binary, table, table_dir, db, name)
+            split_diffs += packing_diffs
+            packed_total += packed
             failures += split_diffs
             arrow_diffs = check_arrow(binary, table, table_dir, db, name)
             failures += arrow_diffs
             split_diffs += arrow_diffs
             print(f"{db}/{name}: {len(queries)} queries compared, split fields "
                   f"{'equal' if not split_diffs else f'differ for {split_diffs} files'}")
+    print(f"{packed_total} pypaimon splits compared by membership (split packing)")
     print(f"{checked} plans compared with pypaimon and paimon-rust ({relaxed}), {failures} differ;"
           f" paimon-rust could not plan {len(skipped)} tables: {skipped}")
     sys.exit(1 if failures else 0)

@@ -83,7 +83,8 @@ pub struct Args {
     /// (partition min/max, bucket and row-ID ranges) rule the filters out.
     #[arg(long)]
     no_manifest_pruning: bool,
-    /// Print the plan as Paimon splits (JSON): one per partition and bucket, with the typed
+    /// Print the plan as Paimon splits (JSON): per partition and bucket, packed up to the
+    /// table's `source.split.target-size` as the clients pack them, with the typed
     /// partition, data-evolution merge groups and, per file, its path, the DataFileMeta
     /// fields a reader needs and its deletion file (deletion vectors of the index manifest).
     #[arg(long, conflicts_with = "json")]
