@@ -129,13 +129,11 @@ def test_plan_snapshots_and_splits():
     assert set(older.column("file_name").to_pylist()) != set(latest.column("file_name").to_pylist())
     splits = t.splits()
     want = oracle.new_read_builder().new_scan().plan().splits()
-    got = {(tuple(s.partition.values()), s.bucket): (s.row_count, sorted(f["file_name"] for f in s.files))
-           for s in splits}
-    exp = {}
-    for s in want:
-        key = (tuple(partition_dict(oracle, s).values()), s.bucket)
-        rc, files = exp.get(key, (0, []))
-        exp[key] = (rc + s.row_count, sorted(files + [f.file_name for f in s.files]))
+    # Split by split, packed the same way: the files of each in the same (ADD) order.
+    got = sorted(((repr(tuple(s.partition.values())), s.bucket, s.row_count,
+                   [f["file_name"] for f in s.files]) for s in splits))
+    exp = sorted(((repr(tuple(partition_dict(oracle, s).values())), s.bucket, s.row_count,
+                   [f.file_name for f in s.files]) for s in want))
     assert got == exp
 
 
