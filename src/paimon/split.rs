@@ -56,7 +56,8 @@ pub struct Split {
     pub total_buckets: i32,
     /// The files: an append table's in the order of their ADD entries (as the clients list
     /// them), a data-evolution table's merge group by merge group in row-ID order (each
-    /// group's files by file name), a primary-key table's by file name.
+    /// group's files by file name), a primary-key bucket kept whole (see [`Table::splits`]) by
+    /// file name.
     pub files: Vec<SplitFile>,
     /// Data-evolution tables: the merge groups as index ranges into `files`, in row-ID
     /// order. Empty for other tables.
@@ -139,8 +140,10 @@ impl Table {
     /// append table's files in ADD order, a data-evolution table's merge groups in row-ID
     /// order) join a split while its weight stays within the table's
     /// `source.split.target-size` (128 MiB), each unit weighing at least
-    /// `source.split.open-file-cost` (4 MiB). A primary-key table's bucket stays one split:
-    /// the clients cut it into key-range sections, which need the files' keys.
+    /// `source.split.open-file-cost` (4 MiB). A primary-key bucket is packed so when its
+    /// files need no merging (none at level 0 or with deleted rows; deletion vectors on, the
+    /// first-row merge engine, or one level), as the clients do; otherwise it stays one
+    /// split (the clients cut it into key-range sections, which need the files' keys).
     ///
     /// Errors: the snapshot, schema or index manifest cannot be read or is invalid; a
     /// partition the schema cannot type.
@@ -225,8 +228,9 @@ impl Table {
                 head.bucket
             );
             let deletions = index.bucket(schema, &head.partition, head.bucket);
-            let primary_key = !schema.trimmed_primary_keys.is_empty();
-            let (order, units) = units(schema.data_evolution, primary_key, run);
+            let merge_free = schema.deletion_vectors || schema.first_row_merge;
+            let whole = !schema.trimmed_primary_keys.is_empty() && !raw_files(merge_free, run);
+            let (order, units) = units(schema.data_evolution, whole, run);
             let target = (schema.split_target_size, schema.split_open_file_cost);
             for (pack, groups) in pack(run, &order, &units, target, schema.data_evolution) {
                 let mut split_files = Vec::with_capacity(pack.len());
@@ -261,21 +265,31 @@ impl Table {
     }
 }
 
+/// Whether a primary-key bucket's files can be read one by one without merging, so that the
+/// clients pack them like an append table's: no file at level 0 or with deleted rows, and
+/// `merge_free` (deletion vectors on, or the first-row merge engine) or all files at one
+/// level.
+fn raw_files(merge_free: bool, run: &[DataFile]) -> bool {
+    let raw = run
+        .iter()
+        .all(|f| f.level != 0 && f.delete_row_count.unwrap_or(0) == 0);
+    let one_level = run
+        .windows(2)
+        .all(|w| matches!(w, [a, b] if a.level == b.level));
+    raw && (merge_free || one_level)
+}
+
 /// The files of one partition and bucket in split order (positions in `run`) and the units
 /// that packing never cuts, as ranges of that order: a data-evolution table's merge groups
-/// (row-ID order); an append table's files one by one, in the order of their ADD entries
-/// (as the clients list them); a primary-key table's whole bucket (the clients cut it into
-/// key-range sections, which a plan does not have the keys for).
-fn units(
-    data_evolution: bool,
-    primary_key: bool,
-    run: &[DataFile],
-) -> (Vec<usize>, Vec<Range<usize>>) {
+/// (row-ID order); the files one by one, in the order of their ADD entries (as the clients
+/// list them); with `whole`, the whole bucket (a primary-key bucket that must be merged: the
+/// clients cut it into key-range sections, which a plan does not have the keys for).
+fn units(data_evolution: bool, whole: bool, run: &[DataFile]) -> (Vec<usize>, Vec<Range<usize>>) {
     if data_evolution {
         return merge_groups(run);
     }
     let mut order: Vec<usize> = (0..run.len()).collect();
-    if primary_key {
+    if whole {
         let all = 0..order.len();
         return (order, alloc::vec![all]);
     }
@@ -515,7 +529,20 @@ mod tests {
                 assert_eq!(sizes, want_sizes, "round {round}");
             }
         }
-        // A primary-key bucket stays whole.
+        // A primary-key bucket is read file by file (and packed like an append table's) only
+        // without level-0 files or deleted rows, and with deletion vectors, the first-row
+        // engine or a single level.
+        let at = |level: i32, deleted: Option<i64>| DataFile {
+            level,
+            delete_row_count: deleted,
+            ..DataFile::default()
+        };
+        assert!(raw_files(false, &[at(1, None), at(1, Some(0))]));
+        assert!(!raw_files(false, &[at(1, None), at(2, None)]));
+        assert!(raw_files(true, &[at(1, None), at(2, None)]));
+        assert!(!raw_files(true, &[at(0, None), at(2, None)]));
+        assert!(!raw_files(true, &[at(1, Some(3)), at(2, None)]));
+        // A primary-key bucket that must be merged stays whole.
         let files: Vec<DataFile> = (0..5)
             .map(|i| file(&alloc::format!("k{i}"), None, 1, 1))
             .collect();

@@ -78,6 +78,10 @@ pub struct TableSchema {
     /// `source.split.open-file-cost` in bytes (default 4 MiB): the least weight of a file
     /// (of a data-evolution merge group) when splits are packed.
     pub split_open_file_cost: u64,
+    /// `deletion-vectors.enabled`.
+    pub deletion_vectors: bool,
+    /// `merge-engine` is `first-row`.
+    pub first_row_merge: bool,
 }
 
 /// A Paimon memory size option (`MemorySize`): digits, then an optional unit `b`/`bytes`,
@@ -521,6 +525,8 @@ impl Table {
                 .is_some_and(|t| t == "true"),
             split_target_size: size("source.split.target-size", 128 << 20)?,
             split_open_file_cost: size("source.split.open-file-cost", 4 << 20)?,
+            deletion_vectors: option("deletion-vectors.enabled").is_some_and(|t| t == "true"),
+            first_row_merge: option("merge-engine").is_some_and(|t| t == "first-row"),
         })
     }
 
