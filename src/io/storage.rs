@@ -119,6 +119,14 @@ pub trait Storage: Send + Sync + core::fmt::Debug {
     /// [`io::ErrorKind::UnexpectedEof`] when a range ends past the end of the file.
     fn read_ranges(&self, path: &Path, ranges: &[(u64, u64)]) -> io::Result<Vec<Stored>>;
 
+    /// The whole data file at `path`, for reads that hand slices of it out in place (BLOB
+    /// values). By default [`read`](Self::read); [`LocalFs`] maps it from
+    /// [`DATA_READ_BELOW`](super::DATA_READ_BELOW) bytes up, where `read` copies files of up
+    /// to 16 MiB.
+    fn read_data(&self, path: &Path) -> io::Result<Stored> {
+        self.read(path)
+    }
+
     /// The size of the file at `path` in bytes.
     fn size(&self, path: &Path) -> io::Result<u64>;
 
@@ -155,6 +163,13 @@ impl Storage for LocalFs {
         // bytes are read, not mapped.
         #[allow(unsafe_code)]
         let bytes = unsafe { map_file(path) }?;
+        Ok(Stored::File(bytes))
+    }
+
+    fn read_data(&self, path: &Path) -> io::Result<Stored> {
+        // SAFETY: as in `read`: write-once files only, `map_data_file`'s contract.
+        #[allow(unsafe_code)]
+        let bytes = unsafe { super::map_data_file(path) }?;
         Ok(Stored::File(bytes))
     }
 

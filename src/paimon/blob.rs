@@ -647,10 +647,13 @@ impl BlobColumnRead {
             let mut maps = Vec::with_capacity(bunch.files.len());
             for (path, _) in &bunch.files {
                 // Local storage maps (Paimon data files are written once, `LocalFs`'s contract).
-                let map = self.storage.read(path).map_err(|error| BlobReadError::Io {
-                    path: path.clone(),
-                    error,
-                })?;
+                let map = self
+                    .storage
+                    .read_data(path)
+                    .map_err(|error| BlobReadError::Io {
+                        path: path.clone(),
+                        error,
+                    })?;
                 maps.push(map);
             }
             maps

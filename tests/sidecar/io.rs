@@ -214,3 +214,34 @@ fn a_small_file_truncated_while_open_cannot_crash_the_reader() {
     assert_eq!(&bytes[..], &original[..]);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Data files whose bytes are handed out in place (BLOB values) are mapped from
+/// `DATA_READ_BELOW` up, where metadata reads copy files of up to 16 MiB; both give the
+/// file's bytes.
+#[test]
+fn data_files_are_mapped_where_metadata_files_are_read() {
+    use lakecore::io::{FileBytes, LocalFs, Storage, Stored, DATA_READ_BELOW};
+    let d = std::env::temp_dir().join(format!("lakecore-datamap-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let small = d.join("small.blob");
+    let large = d.join("large.blob");
+    let bytes = |n: u64| -> Vec<u8> { (0..n).map(|i| (i % 253) as u8).collect() };
+    std::fs::write(&small, bytes(DATA_READ_BELOW)).unwrap();
+    std::fs::write(&large, bytes(DATA_READ_BELOW + 1)).unwrap();
+    let kind = |s: &Stored| match s {
+        Stored::File(FileBytes::Mapped(_)) => "mapped",
+        Stored::File(FileBytes::Read(_)) => "read",
+        _ => "other",
+    };
+    let fs = LocalFs;
+    let (a, b, c) = (
+        fs.read_data(&small).unwrap(),
+        fs.read_data(&large).unwrap(),
+        fs.read(&large).unwrap(),
+    );
+    assert_eq!((kind(&a), kind(&b), kind(&c)), ("read", "mapped", "read"));
+    assert_eq!(&b[..], &bytes(DATA_READ_BELOW + 1)[..]);
+    assert_eq!(&a[..], &bytes(DATA_READ_BELOW)[..]);
+    drop((a, b, c));
+    std::fs::remove_dir_all(&d).unwrap();
+}
