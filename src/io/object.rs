@@ -5,7 +5,13 @@
 //! Clients are built by the crates' `from_env` builders, so the usual environment variables
 //! work (for S3: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
 //! `AWS_REGION`, `AWS_ENDPOINT` or `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`; `GOOGLE_*` and
-//! `AZURE_*` likewise); explicit options override them. Timeouts are on (object_store's
+//! `AZURE_*` likewise, e.g. `AZURE_STORAGE_USE_EMULATOR=true` and `AZURITE_BLOB_STORAGE_URL`
+//! for Azurite); explicit options override them. For `gs://`, `STORAGE_EMULATOR_HOST` (the
+//! variable Google's client libraries read, which object_store does not) points the client at
+//! a GCS emulator without OAuth, unless a base URL or credentials are configured. Errors a
+//! user can fix say what to check: refused credentials (401/403) name the store's credential
+//! variables, a missing object or bucket (404) says to check that it exists, a client that
+//! cannot be built says what to set. Timeouts are on (object_store's
 //! defaults: 5 s to connect, 30 s per request), 5xx answers and dropped connections are
 //! retried (object_store's `RetryConfig`, and a re-issued GET when a body breaks off), and a
 //! range shorter than asked is an error, never short bytes.
@@ -41,6 +47,96 @@ pub struct ObjectStorage {
     base: String,
     runtime: tokio::runtime::Runtime,
     tuning: RangeTuning,
+    backend: Backend,
+}
+
+/// Which kind of store a URL names: what its errors tell the user to check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    S3,
+    Gcs,
+    Azure,
+    Local,
+}
+
+impl Backend {
+    /// What to check when the store refuses the credentials.
+    fn credentials_hint(self) -> &'static str {
+        match self {
+            Backend::S3 => {
+                "check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for \
+                 temporary credentials) or the `aws_*` options"
+            }
+            Backend::Gcs => {
+                "check GOOGLE_SERVICE_ACCOUNT (a key file), GOOGLE_SERVICE_ACCOUNT_KEY or \
+                 GOOGLE_APPLICATION_CREDENTIALS, or the `google_*` options"
+            }
+            Backend::Azure => {
+                "check AZURE_STORAGE_ACCOUNT_NAME and AZURE_STORAGE_ACCOUNT_KEY (or \
+                 AZURE_STORAGE_SAS_KEY), or the `azure_*` options"
+            }
+            Backend::Local => "check the file's permissions",
+        }
+    }
+
+    /// What to check when an object is missing.
+    fn not_found_hint(self) -> &'static str {
+        match self {
+            Backend::S3 | Backend::Gcs => {
+                "check that the bucket exists and the path is right (and, for an emulator or \
+                 another endpoint, that the endpoint is the one holding it)"
+            }
+            Backend::Azure => {
+                "check that the container exists in the storage account and the path is \
+                 right (and, for Azurite, that AZURITE_BLOB_STORAGE_URL names the one holding it)"
+            }
+            Backend::Local => "check the path",
+        }
+    }
+
+    /// A client that could not be built (a missing account, an unreadable key): what to set.
+    fn config_error(self, e: object_store::Error) -> io::Error {
+        let hint = match self {
+            Backend::S3 => {
+                "set AWS_REGION and the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), \
+                 and AWS_ENDPOINT_URL for another endpoint"
+            }
+            Backend::Gcs => {
+                "set GOOGLE_SERVICE_ACCOUNT (a key file) or GOOGLE_SERVICE_ACCOUNT_KEY (its \
+                 JSON), or STORAGE_EMULATOR_HOST for an emulator"
+            }
+            Backend::Azure => {
+                "set AZURE_STORAGE_ACCOUNT_NAME and AZURE_STORAGE_ACCOUNT_KEY (or \
+                 AZURE_STORAGE_SAS_KEY), or AZURE_STORAGE_USE_EMULATOR=true for Azurite"
+            }
+            Backend::Local => "",
+        };
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            alloc::format!("cannot configure the client: {e} ({hint})"),
+        )
+    }
+
+    /// `e` as an I/O error of the same kind, with what to check for the kinds a user can fix.
+    fn error(self, e: object_store::Error) -> io::Error {
+        let mut e = to_io(e);
+        if e.kind() == io::ErrorKind::Other {
+            // object_store reports a failed list request as a generic error whose text alone
+            // holds the status (`... non-2xx status code: 403 Forbidden ...`).
+            let kind = match reported_status(&e.to_string()) {
+                Some(401 | 403) => io::ErrorKind::PermissionDenied,
+                Some(404) => io::ErrorKind::NotFound,
+                _ => io::ErrorKind::Other,
+            };
+            e = io::Error::new(kind, e.to_string());
+        }
+        let hint = match e.kind() {
+            io::ErrorKind::PermissionDenied => self.credentials_hint(),
+            io::ErrorKind::NotFound => self.not_found_hint(),
+            _ => return e,
+        };
+        io::Error::new(e.kind(), alloc::format!("{e} ({hint})"))
+    }
 }
 
 /// How often a GET whose body broke off is issued again (object_store retries failed
@@ -92,6 +188,53 @@ fn retry_config() -> RetryConfig {
     }
 }
 
+/// The HTTP status an object_store error's text reports (`status code: NNN`), if any.
+fn reported_status(text: &str) -> Option<u16> {
+    const MARK: &str = "status code: ";
+    let at = text.find(MARK)?;
+    let digits = text.get(at + MARK.len()..)?;
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    digits.get(..end)?.parse().ok()
+}
+
+/// The service-account key that turns OAuth off (object_store's own switch for emulators):
+/// requests carry no token and are not signed.
+const EMULATOR_KEY: &str =
+    r#"{"private_key":"","private_key_id":"","client_email":"","disable_oauth":true}"#;
+
+/// Honors `STORAGE_EMULATOR_HOST` (`host:port` or a URL), the variable by which Google's
+/// client libraries and the GCS emulators (fake-gcs-server, gcp-storage-emulator) meet, and
+/// which object_store does not read: requests go to that host (`http://` unless it names a
+/// scheme) without OAuth. A base URL (`GOOGLE_BASE_URL`, option `google_base_url`) or
+/// credentials configured explicitly (a service account or its key, a bearer token) win.
+fn gcs_emulator(
+    mut b: object_store::gcp::GoogleCloudStorageBuilder,
+    host: Option<&str>,
+) -> object_store::gcp::GoogleCloudStorageBuilder {
+    use object_store::gcp::GoogleConfigKey as K;
+    let Some(host) = host.map(str::trim).filter(|h| !h.is_empty()) else {
+        return b;
+    };
+    if b.get_config_value(&K::BaseUrl).is_none() {
+        let host = host.trim_end_matches('/');
+        let base = if host.contains("://") {
+            host.to_string()
+        } else {
+            alloc::format!("http://{host}")
+        };
+        b = b.with_base_url(&base);
+    }
+    let configured = [K::ServiceAccount, K::ServiceAccountKey, K::BearerToken]
+        .iter()
+        .any(|k| b.get_config_value(k).is_some());
+    if !configured {
+        b = b.with_service_account_key(EMULATOR_KEY);
+    }
+    b
+}
+
 fn bad_option(url: &str, key: &str, e: impl core::fmt::Display) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
@@ -118,6 +261,12 @@ impl ObjectStorage {
             )
         })?;
         let authority = rest.split('/').next().unwrap_or_default();
+        let backend = match scheme {
+            "s3" | "s3a" => Backend::S3,
+            "gs" => Backend::Gcs,
+            "az" | "azure" | "abfs" | "abfss" | "adl" => Backend::Azure,
+            _ => Backend::Local,
+        };
         let base = match scheme {
             "file" | "memory" => alloc::format!("{scheme}://"),
             _ => alloc::format!("{scheme}://{authority}"),
@@ -128,21 +277,26 @@ impl ObjectStorage {
                 for (k, v) in options {
                     b = b.with_config(k.parse().map_err(|e| bad_option(url, k, e))?, *v);
                 }
-                Arc::new(b.with_retry(retry_config()).build().map_err(other)?)
+                let store = b.with_retry(retry_config()).build();
+                Arc::new(store.map_err(|e| Backend::S3.config_error(e))?)
             }
             "gs" => {
                 let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
                 for (k, v) in options {
                     b = b.with_config(k.parse().map_err(|e| bad_option(url, k, e))?, *v);
                 }
-                Arc::new(b.with_retry(retry_config()).build().map_err(other)?)
+                let host = std::env::var("STORAGE_EMULATOR_HOST").ok();
+                let b = gcs_emulator(b, host.as_deref());
+                let store = b.with_retry(retry_config()).build();
+                Arc::new(store.map_err(|e| Backend::Gcs.config_error(e))?)
             }
             "az" | "azure" | "abfs" | "abfss" | "adl" => {
                 let mut b = object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
                 for (k, v) in options {
                     b = b.with_config(k.parse().map_err(|e| bad_option(url, k, e))?, *v);
                 }
-                Arc::new(b.with_retry(retry_config()).build().map_err(other)?)
+                let store = b.with_retry(retry_config()).build();
+                Arc::new(store.map_err(|e| Backend::Azure.config_error(e))?)
             }
             "file" => {
                 if !rest.starts_with('/') {
@@ -174,6 +328,7 @@ impl ObjectStorage {
             base,
             runtime,
             tuning: RangeTuning::default(),
+            backend,
         };
         Ok((storage, PathBuf::from(url)))
     }
@@ -209,11 +364,12 @@ impl ObjectStorage {
         self.runtime
             .block_on(self.store.put(&object, bytes.into()))
             .map(|_| ())
-            .map_err(to_io)
+            .map_err(|e| self.backend.error(e))
     }
 
     /// One GET of `range` (whole object when `None`), issued again when its body breaks off.
     async fn get(
+        backend: Backend,
         store: &dyn ObjectStore,
         object: &ObjectPath,
         range: Option<(u64, u64)>,
@@ -251,7 +407,7 @@ impl ObjectStorage {
                 Err(e) if attempt < BODY_ATTEMPTS && retryable(&e) => {
                     tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
                 }
-                Err(e) => return Err(to_io(e)),
+                Err(e) => return Err(backend.error(e)),
             }
         }
     }
@@ -262,15 +418,15 @@ impl Storage for ObjectStorage {
         let object = self.object(path)?;
         let bytes = self
             .runtime
-            .block_on(Self::get(&*self.store, &object, None))?;
+            .block_on(Self::get(self.backend, &*self.store, &object, None))?;
         Ok(Stored::Bytes(bytes))
     }
 
     fn read_ranges(&self, path: &Path, ranges: &[(u64, u64)]) -> io::Result<Vec<Stored>> {
         let object = self.object(path)?;
-        let (store, object) = (&*self.store, &object);
+        let (store, object, backend) = (&*self.store, &object, self.backend);
         let fetch = futures::stream::iter(ranges.iter().copied())
-            .map(|r| Self::get(store, object, Some(r)))
+            .map(|r| Self::get(backend, store, object, Some(r)))
             .buffered(self.tuning.max_fan_out.max(1))
             .map_ok(Stored::Bytes)
             .try_collect::<Vec<_>>();
@@ -282,7 +438,7 @@ impl Storage for ObjectStorage {
         let meta = self
             .runtime
             .block_on(self.store.head(&object))
-            .map_err(to_io)?;
+            .map_err(|e| self.backend.error(e))?;
         Ok(meta.size)
     }
 
@@ -291,7 +447,7 @@ impl Storage for ObjectStorage {
         let listing = self
             .runtime
             .block_on(self.store.list_with_delimiter(Some(&object)))
-            .map_err(to_io)?;
+            .map_err(|e| self.backend.error(e))?;
         let mut out: Vec<String> = listing
             .objects
             .iter()
@@ -306,7 +462,10 @@ impl Storage for ObjectStorage {
         if out.is_empty() {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
-                "no objects under this prefix",
+                alloc::format!(
+                    "no objects under this prefix ({})",
+                    self.backend.not_found_hint()
+                ),
             ));
         }
         Ok(out)
@@ -363,6 +522,7 @@ pub struct ObjectFileReader {
     url: String,
     len: u64,
     tuning: RangeTuning,
+    backend: Backend,
 }
 
 #[cfg(feature = "arrow")]
@@ -377,6 +537,7 @@ impl ObjectStorage {
             url: path.display().to_string(),
             len,
             tuning: self.tuning,
+            backend: self.backend,
         })
     }
 }
@@ -426,9 +587,14 @@ impl ObjectFileReader {
                 ),
             )));
         }
-        ObjectStorage::get(&*self.store, &self.object, Some((offset, length)))
-            .await
-            .map_err(|e| self.error(e))
+        ObjectStorage::get(
+            self.backend,
+            &*self.store,
+            &self.object,
+            Some((offset, length)),
+        )
+        .await
+        .map_err(|e| self.error(e))
     }
 }
 
@@ -514,5 +680,117 @@ impl parquet::arrow::async_reader::AsyncFileReader for ObjectFileReader {
             )))
         }
         .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey as K};
+
+    fn gcs(host: Option<&str>, b: GoogleCloudStorageBuilder) -> (Option<String>, Option<String>) {
+        let b = gcs_emulator(b.with_url("gs://bucket/warehouse"), host);
+        (
+            b.get_config_value(&K::BaseUrl),
+            b.get_config_value(&K::ServiceAccountKey),
+        )
+    }
+
+    #[test]
+    fn storage_emulator_host_points_gcs_at_the_emulator_without_oauth() {
+        let fresh = GoogleCloudStorageBuilder::new;
+        // Unset or blank: nothing changes.
+        assert_eq!(gcs(None, fresh()), (None, None));
+        assert_eq!(gcs(Some("  "), fresh()), (None, None));
+        // host:port is reached over http; a URL keeps its scheme, less a trailing slash.
+        let key = Some(EMULATOR_KEY.to_string());
+        assert_eq!(
+            gcs(Some("127.0.0.1:4443"), fresh()),
+            (Some("http://127.0.0.1:4443".into()), key.clone())
+        );
+        assert_eq!(
+            gcs(Some("https://emulator:9023/"), fresh()),
+            (Some("https://emulator:9023".into()), key.clone())
+        );
+        // An explicit base URL, service-account key or file, or bearer token wins.
+        let (base, k) = gcs(Some("h:1"), fresh().with_base_url("http://other:2"));
+        assert_eq!((base.as_deref(), k), (Some("http://other:2"), key));
+        let (base, k) = gcs(Some("h:1"), fresh().with_service_account_key("{}"));
+        assert_eq!(
+            (base.as_deref(), k.as_deref()),
+            (Some("http://h:1"), Some("{}"))
+        );
+        let b = gcs_emulator(fresh().with_service_account_path("/k.json"), Some("h:1"));
+        assert_eq!(b.get_config_value(&K::ServiceAccountKey), None);
+        let b = gcs_emulator(fresh().with_config(K::BearerToken, "t"), Some("h:1"));
+        assert_eq!(b.get_config_value(&K::ServiceAccountKey), None);
+        // The emulator key is one object_store accepts: the client builds (no request made).
+        let b = gcs_emulator(fresh().with_url("gs://bucket"), Some("127.0.0.1:9"));
+        assert!(b.build().is_ok());
+    }
+
+    #[test]
+    fn errors_say_what_to_check() {
+        let missing = || object_store::Error::NotFound {
+            path: "warehouse/t/snapshot/LATEST".into(),
+            source: "404".into(),
+        };
+        let refused = || object_store::Error::PermissionDenied {
+            path: "warehouse/t".into(),
+            source: "403 AuthorizationFailure".into(),
+        };
+        let e = Backend::Azure.error(missing());
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        let text = e.to_string();
+        assert!(text.contains("snapshot/LATEST") && text.contains("container exists"));
+        let e = Backend::Gcs.error(refused());
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(e.to_string().contains("GOOGLE_SERVICE_ACCOUNT"), "{e}");
+        assert!(Backend::Azure
+            .error(refused())
+            .to_string()
+            .contains("AZURE_STORAGE_ACCOUNT_KEY"));
+        assert!(Backend::S3
+            .error(refused())
+            .to_string()
+            .contains("AWS_SECRET_ACCESS_KEY"));
+        // A list request's failure carries its status in the text only.
+        let listed = |status: &str| object_store::Error::Generic {
+            store: "GCS",
+            source: alloc::format!(
+                "Error performing list request: Error performing GET http://h/b?list-type=2 \
+                 - Server returned non-2xx status code: {status}: <Error/>"
+            )
+            .into(),
+        };
+        let e = Backend::Gcs.error(listed("403 Forbidden"));
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(e.to_string().contains("GOOGLE_SERVICE_ACCOUNT"), "{e}");
+        let e = Backend::Gcs.error(listed("404 Not Found"));
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        assert!(e.to_string().contains("bucket exists"), "{e}");
+        let e = Backend::Gcs.error(listed("500 Internal Server Error"));
+        assert_eq!(e.kind(), io::ErrorKind::Other);
+        assert_eq!(reported_status("status code: 4"), Some(4));
+        assert_eq!(reported_status("status code: x"), None);
+        assert_eq!(reported_status("status code: "), None);
+        assert_eq!(reported_status("no status"), None);
+        // Other errors are passed on as they are.
+        let generic = object_store::Error::Generic {
+            store: "S3",
+            source: "connection reset".into(),
+        };
+        let e = Backend::S3.error(generic);
+        assert_eq!(
+            (e.kind(), e.to_string().contains("check")),
+            (io::ErrorKind::Other, false)
+        );
+        // A client that cannot be built names what to set.
+        let e = object_store::azure::MicrosoftAzureBuilder::new()
+            .with_url("az://container/t")
+            .build()
+            .expect_err("no account");
+        let e = Backend::Azure.config_error(e);
+        assert!(e.to_string().contains("AZURE_STORAGE_USE_EMULATOR"), "{e}");
     }
 }

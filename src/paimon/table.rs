@@ -195,6 +195,9 @@ impl Table {
     pub fn open_in(storage: Arc<dyn Storage>, dir: impl AsRef<Path>) -> Result<Self, ScanError> {
         let dir = dir.as_ref();
         let mut listed = None;
+        // What the store said was missing (an object store's reason: an empty prefix, or a
+        // bucket or container that does not exist, with what to check).
+        let mut missing = None;
         for sub in ["snapshot", "schema"] {
             match storage.list(&dir.join(sub)) {
                 Ok(names) if !names.is_empty() => {
@@ -202,7 +205,9 @@ impl Table {
                     break;
                 }
                 Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    missing.get_or_insert(e);
+                }
                 Err(e) => listed = Some(Err(io_err(&dir.join(sub))(e))),
             }
         }
@@ -218,7 +223,12 @@ impl Table {
                 path: dir.to_path_buf(),
                 error: io::Error::new(
                     io::ErrorKind::NotFound,
-                    "no Paimon table here (nothing under snapshot/ or schema/)",
+                    match missing {
+                        Some(e) if storage.is_remote() => alloc::format!(
+                            "no Paimon table here (nothing under snapshot/ or schema/); {e}"
+                        ),
+                        _ => "no Paimon table here (nothing under snapshot/ or schema/)".into(),
+                    },
                 ),
             }),
         }

@@ -11,33 +11,18 @@ failed check.
 """
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 
 import boto3
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import (ROOT, QUERIES, check, compare_blob_reads, free_port,  # noqa: E402
+                    make_wide_parquet, passed, run, stop, tables_under, upload, wait_port)
 from s3proxy import Proxy  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUCKET = "lake"
 GAP_DEFAULT = 64 << 10
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    if not cond:
-        sys.exit(f"FAILED: {what}")
-    passed += 1
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_moto(work):
@@ -47,47 +32,8 @@ def start_moto(work):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(os.path.join(work, "moto.pid"), "w") as f:
         f.write(str(proc.pid))
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    sys.exit("moto_server did not start")
-
-
-def upload(s3, local_dir, prefix):
-    n = 0
-    for dirpath, _, files in os.walk(local_dir):
-        for f in files:
-            p = os.path.join(dirpath, f)
-            key = prefix + "/" + os.path.relpath(p, local_dir)
-            s3.upload_file(p, BUCKET, key)
-            n += 1
-    return n
-
-
-def tables_under(warehouse):
-    out = []
-    for db in sorted(os.listdir(warehouse)):
-        d = os.path.join(warehouse, db)
-        if not db.endswith(".db") or not os.path.isdir(d):
-            continue
-        for t in sorted(os.listdir(d)):
-            if os.path.isdir(os.path.join(d, t, "snapshot")):
-                out.append(f"{db}/{t}")
-    return out
-
-
-def run(args, env, timeout=120):
-    t = time.monotonic()
-    p = subprocess.run(args, capture_output=True, env=env, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace"), time.monotonic() - t
-
-
-QUERIES = [[], ["--bucket", "1"], ["--bucket", "0,3"], ["--rows", "0-5,100-120"],
-           ["--partition", "dt=2024-01-02"], ["--rows", "10-10", "--bucket", "2"]]
+    wait_port(proc, port, "moto_server")
+    return proc, port
 
 
 def manifest_gets(log):
@@ -135,23 +81,6 @@ def make_big_blob_table(warehouse):
     return f"{mk.DB}.db/big"
 
 
-def make_wide_parquet(lakecore, work):
-    """A wide standard Parquet file (pyarrow: 120 int64 columns, 2 row groups, page index)
-    and its modular-footer conversion; returns (standard, modular) paths."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    n = 10000
-    cols = {f"c{c}": pa.array([(i * (c + 13) * 2654435761) % (1 << 40) for i in range(n)],
-                              pa.int64()) for c in range(120)}
-    std = os.path.join(work, "wide.parquet")
-    pq.write_table(pa.table(cols), std, row_group_size=5000, write_page_index=True)
-    mod = os.path.join(work, "wide.modular.parquet")
-    subprocess.run([lakecore, "footer", "convert", std, "-o", mod], check=True,
-                   stdout=subprocess.DEVNULL)
-    return std, mod
-
-
 def served_bytes(log, suffix):
     """Bytes served by GETs of objects whose path ends with `suffix` (a repeated GET of the
     same range counts once, as in manifest_gets)."""
@@ -192,7 +121,8 @@ def main():
         wide_std, wide_mod = make_wide_parquet(lakecore, work)
         s3.upload_file(wide_mod, BUCKET, "files/wide.modular.parquet")
         s3.upload_file(wide_std, BUCKET, "files/wide.parquet")
-        uploaded = sum(upload(s3, d, name) for name, d in warehouses.items())
+        put = lambda key, path: s3.upload_file(path, BUCKET, key)  # noqa: E731
+        uploaded = sum(upload(put, d, name) for name, d in warehouses.items())
         print(f"uploaded {uploaded} objects to moto on port {moto_port}; proxy on {proxy.port}")
 
         env = dict(os.environ, AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
@@ -238,19 +168,14 @@ def main():
                             check(all(r is not None for r in man) and served <= plan["manifest_bytes_read"],
                                   f"{what}: gap 0 must fetch only the selected spans ({served} > {plan['manifest_bytes_read']})")
         check(ranged_seen > 0, "no ranged GET was issued at all")
-        print(f"plans: {passed} checks ({ranged_seen} ranged GETs)")
+        print(f"plans: {passed()} checks ({ranged_seen} ranged GETs)")
 
         # 2. BLOB reads: remote rows == local rows.
         blob_tables = [("blob_warehouse", t) for t in tables_under(warehouses["blob_warehouse"])]
         blob_tables += [("pypaimon", t) for t in tables_under(pywh)]
         for name, table in blob_tables:
             local = os.path.join(warehouses[name], table)
-            url = f"s3://{BUCKET}/{name}/{table}"
-            for q in ([], ["--rows", "3-40,250-260"]):
-                lc, lout, lerr, _ = run([lakecore, "blob", "read", "--json", local, *q], env)
-                rc, out, err, _ = run([lakecore, "blob", "read", "--json", url, *q], env)
-                check(lc == 0 and rc == 0, f"blob read {url} {q}: exit {rc} / {lc}: {err}{lerr}")
-                check(out == lout and len(out) > 0, f"blob read {url} {q}: rows differ")
+            compare_blob_reads(lakecore, env, local, f"s3://{BUCKET}/{name}/{table}")
 
         # 2b. BLOB bytes: a --rows read of a table with large .blob files fetches each file's
         # index (tail) and the selected payloads, not the files.
@@ -341,7 +266,7 @@ def main():
                   f"persistent {kind} on {match}: exit {rc}, {len(out)} bytes out: {err}")
             print(f"persistent {kind} on {match}: exit 1 after {secs:.1f} s: {err.strip()[:140]}")
         proxy.reset()
-        print(f"footer: remote reads equal local ones ({passed} checks so far)")
+        print(f"footer: remote reads equal local ones ({passed()} checks so far)")
 
         # 3. Faults: 503s and connections dropped mid-body are retried; the plan is the same.
         url = f"s3://{BUCKET}/warehouse/sc.db/bucket4_rs"
@@ -424,13 +349,8 @@ def main():
         print(f"unreachable endpoint: exit 1 after {secs:.1f} s")
     finally:
         proxy.stop()
-        moto.terminate()
-        try:
-            moto.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            moto.kill()
-        os.remove(os.path.join(work, "moto.pid"))
-    print(f"remote: {passed} passed, 0 failed")
+        stop(moto, os.path.join(work, "moto.pid"))
+    print(f"remote: {passed()} passed, 0 failed")
 
 
 if __name__ == "__main__":

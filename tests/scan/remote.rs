@@ -322,6 +322,12 @@ fn missing_tables_and_objects_are_io_errors_naming_the_url() {
         err.to_string().starts_with("memory:///no/such/table"),
         "{err}"
     );
+    // The store's reason comes along: here an empty prefix, and what to check.
+    let text = err.to_string();
+    assert!(
+        text.contains("no Paimon table here") && text.contains("no objects under this prefix"),
+        "{err}"
+    );
     let err = Table::open_url("ftp://host/x", &[]).unwrap_err();
     assert!(err.to_string().contains("unsupported scheme"), "{err}");
     // A manifest list gone: an I/O error naming its URL.
