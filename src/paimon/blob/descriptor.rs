@@ -5,7 +5,7 @@
 //! `.blob` files: the normal data files (Parquet) store per row the serialized
 //! [`BlobDescriptor`] (URI, offset, length) of a payload that lives elsewhere.
 //! [`DescriptorColumnRead`] plans the table with the planner's filters, groups each split's
-//! files as the `.blob` read does ([`group_split`](super::group_split)), and per merge group
+//! files as the `.blob` read does ([`group_split`]), and per merge group
 //! takes the column from the data file that provides it in the clients' data-evolution merge:
 //! among the group's data files (not `.blob`/`.vector` files) the one with the highest
 //! `max_sequence_number` whose `_WRITE_COLS` name the field (or, with `_WRITE_COLS` null,
@@ -191,11 +191,11 @@ impl DescriptorColumnRead {
                 }
                 // Newest first, as the clients' data-evolution merge takes a field from the
                 // first file (by `max_sequence_number` descending) that wrote it.
-                candidates.sort_by(|a, b| b.max_sequence_number.cmp(&a.max_sequence_number));
+                candidates.sort_by_key(|f| core::cmp::Reverse(f.max_sequence_number));
                 let mut provider = None;
                 for f in candidates {
                     let writes = match &f.write_cols {
-                        Some(cols) => cols.iter().any(|c| *c == column),
+                        Some(cols) => cols.contains(&column),
                         None => has_field(table, &mut schema_names, f.schema_id, &column)?,
                     };
                     if writes {
