@@ -1125,7 +1125,8 @@ pub enum ColumnKind {
 ///
 /// A table without snapshots answers `(column or "", BlobFiles)`: it has no rows.
 ///
-/// Errors ([`BlobReadError::Query`]): a column that is neither a `.blob` field nor a
+/// Errors ([`BlobReadError::Query`]): a table without row tracking and data evolution; a
+/// column that is neither a `.blob` field nor a
 /// descriptor field (naming both lists), several candidates without a name, none at all;
 /// [`BlobReadError::Unsupported`] for a `blob-view-field`.
 ///
@@ -1154,6 +1155,14 @@ pub fn column_kind(
         ));
     };
     let schema_id = table.snapshot(snapshot)?.schema_id;
+    let schema = table.schema(schema_id)?;
+    if !(schema.row_tracking && schema.data_evolution) {
+        return Err(BlobReadError::Query(
+            "the table has no BLOB columns to read: it needs row-tracking.enabled and \
+             data-evolution.enabled"
+                .into(),
+        ));
+    }
     let v = schema_json(table, schema_id)?;
     let blob = blob_fields(table, schema_id)?;
     let descriptors: Vec<String> = descriptor_fields_of(&v)
@@ -1175,8 +1184,8 @@ pub fn column_kind(
              column): not read by lakecore"
         ))),
         Some(c) => Err(BlobReadError::Query(alloc::format!(
-            "column {c:?} is neither a BLOB field stored in .blob files ({files:?}) nor a \
-             blob-descriptor-field ({descriptors:?})"
+            "no BLOB column {c:?}: it is neither a BLOB field stored in .blob files \
+             ({files:?}) nor a blob-descriptor-field ({descriptors:?})"
         ))),
         None => match (files.as_slice(), descriptors.as_slice()) {
             ([one], _) => Ok(((*one).clone(), ColumnKind::BlobFiles)),
