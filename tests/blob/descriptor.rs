@@ -299,3 +299,38 @@ fn object_store_reads_the_same_rows() {
         &std::fs::read(&file).unwrap()[100..140]
     );
 }
+
+#[test]
+fn a_missing_data_file_is_an_io_error_naming_it() {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let target = to.join(e.file_name());
+            if e.path().is_dir() {
+                copy(&e.path(), &target);
+            } else {
+                std::fs::copy(e.path(), target).unwrap();
+            }
+        }
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("descriptor_missing");
+    let _ = std::fs::remove_dir_all(&dir);
+    copy(&Path::new(DB).join("desc"), &dir);
+    let read = DescriptorColumnRead::plan(
+        &Table::open(&dir).unwrap(),
+        None,
+        &ScanQuery::default(),
+        Some("d"),
+    )
+    .unwrap();
+    let (path, _) = read.groups()[0].file.clone().unwrap();
+    std::fs::remove_file(&path).unwrap();
+    match read.for_each_row(|_| Ok::<(), ()>(())) {
+        Err(BlobReadError::Io { path: p, error }) => {
+            assert_eq!(p, path);
+            assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("{other:?}"),
+    }
+}
