@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
@@ -294,16 +295,28 @@ class Table:
         buckets: Iterable[int | tuple[int, int | None]] | None = None,
         strict: bool = False,
         copy: bool = False,
+        descriptors: str = "bytes",
     ) -> pa.Table:
         """Reads a BLOB column of a data-evolution table (row tracking on), merging the
         layers of partial updates as the Paimon clients do.
 
+        A descriptor-mode field (table option ``blob-descriptor-field``) is read from the
+        Parquet data files that carry it (the newest file that wrote the field, per row-ID
+        group, as the clients' data-evolution merge does); its values are the serialized
+        ``BlobDescriptor`` bytes, copied, and ``_SEQUENCE_NUMBER`` is the providing file's.
+
         Args:
-            column: the BLOB column (default: the table's only one).
+            column: the BLOB column (default: the table's only one in ``.blob`` files, or its
+                only descriptor field when it has no other).
             rows: inclusive row-ID ranges (or a ``range``); default: every row.
             snapshot, tag, as_of, filter, partitions, buckets: as in :meth:`plan`.
             strict: a placeholder no older layer resolves is an error instead of NULL.
             copy: read the values into memory instead of referencing the mapped files.
+            descriptors: for a descriptor field: ``"bytes"`` (the descriptor bytes as
+                stored), ``"resolve"`` (the payloads the descriptors point at, read through
+                the table's storage) or ``"decode"`` (the column becomes a struct of
+                ``uri`` string, ``offset`` and ``length`` int64). Other columns take only
+                ``"bytes"``.
 
         Returns:
             A ``pyarrow.Table`` with ``_ROW_ID`` (int64), the column (``binary_view``) and
@@ -319,8 +332,15 @@ class Table:
             InvalidData: a ``.blob`` file is invalid or disagrees with its manifest entry,
                 or the files do not form valid bunches.
             IoError: a file cannot be opened.
-            ValueError: no such BLOB column, or a table without data evolution.
+            ValueError: no such BLOB column (neither in ``.blob`` files nor a descriptor
+                field), a table without data evolution, or ``descriptors`` given for a
+                column in ``.blob`` files.
+            InvalidData: also a value of a descriptor field that is not a descriptor, or a
+                descriptor pointing outside its file.
         """
+        if descriptors not in ("bytes", "resolve", "decode"):
+            raise ValueError(
+                f"descriptors={descriptors!r}: expected 'bytes', 'resolve' or 'decode'")
         (snapshot_id, name, n, row_ids, seqs, validity, views, files) = self._raw.read_blob(
             column=column,
             snapshot=snapshot,
@@ -331,6 +351,7 @@ class Table:
             buckets=_buckets(buckets),
             rows=_rows(rows),
             strict=strict,
+            descriptors=descriptors,
         )
         # Local tables: (path, base) per buffer, mapped here; remote ones: the fetched
         # values, lent by the extension.
@@ -340,6 +361,8 @@ class Table:
             n,
             [_buffer(validity), _buffer(views), *data],
         )
+        if descriptors == "decode":
+            values = _decode_descriptors(values, name)
         metadata = {"snapshot": "" if snapshot_id is None else str(snapshot_id)}
         return pa.Table.from_arrays(
             [
@@ -350,6 +373,50 @@ class Table:
             names=["_ROW_ID", name, "_SEQUENCE_NUMBER"],
             metadata=metadata,
         )
+
+
+_DESCRIPTOR_MAGIC = 0x424C4F4244455343  # "BLOBDESC", little-endian on the wire
+
+
+def _decode_descriptors(values: pa.Array, column: str) -> pa.Array:
+    """Serialized BlobDescriptors (v1: ``01 | uri_len i32 | uri | offset i64 | length i64``;
+    v2: ``02 | magic i64 | ...``, little-endian) as a struct array of uri, offset, length."""
+    uris, offsets, lengths, mask = [], [], [], []
+    for i, v in enumerate(values.to_pylist()):
+        mask.append(v is None)
+        if v is None:
+            uris.append(None)
+            offsets.append(None)
+            lengths.append(None)
+            continue
+        try:
+            version = v[0]
+            at = 1
+            if version == 2:
+                (magic,) = struct.unpack_from("<q", v, at)
+                if magic != _DESCRIPTOR_MAGIC:
+                    raise ValueError("bad magic")
+                at += 8
+            elif version != 1:
+                raise ValueError(f"version {version}")
+            (uri_len,) = struct.unpack_from("<i", v, at)
+            at += 4
+            if uri_len < 0 or at + uri_len + 16 != len(v):
+                raise ValueError(f"uri length {uri_len} in {len(v)} bytes")
+            uri = v[at:at + uri_len].decode("utf-8")
+            offset, length = struct.unpack_from("<qq", v, at + uri_len)
+        except (ValueError, IndexError, struct.error, UnicodeDecodeError) as e:
+            raise InvalidData(f"column {column}: value {i} is not a BlobDescriptor: {e}",
+                              kind="descriptor") from None
+        uris.append(uri)
+        offsets.append(offset)
+        lengths.append(length)
+    return pa.StructArray.from_arrays(
+        [pa.array(uris, pa.string()), pa.array(offsets, pa.int64()),
+         pa.array(lengths, pa.int64())],
+        names=["uri", "offset", "length"],
+        mask=pa.array(mask, pa.bool_()),
+    )
 
 
 def _file_buffer(path: str, base: int, copy: bool) -> pa.Buffer:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Literal, Mapping, NamedTuple
 
 import pyarrow as pa
 
@@ -58,6 +58,7 @@ class Table:
         buckets: _Buckets | None = ...,
         strict: bool = ...,
         copy: bool = ...,
+        descriptors: Literal["bytes", "resolve", "decode"] = ...,
     ) -> pa.Table: ...
 
 class Block(NamedTuple):

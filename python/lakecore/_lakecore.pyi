@@ -44,6 +44,7 @@ class RawTable:
         buckets: list[tuple[int, int | None]] | None = ...,
         rows: list[tuple[int, int]] | None = ...,
         strict: bool = ...,
+        descriptors: str = ...,
     ) -> tuple[int | None, str, int, _Lent, _Lent, _Lent | None, _Lent, list[tuple[str, int]] | list[_Lent]]: ...
 
 class RawSidecar:

@@ -6,7 +6,8 @@
 //! the `.blob` files itself for the zero-copy BLOB column, and raises the typed exceptions.
 //! Users call the Python layer, not this module.
 
-use lakecore::paimon::blob::{BlobColumnRead, BlobReadError, ReadOptions};
+use lakecore::paimon::blob::descriptor::{decode, DescriptorColumnRead};
+use lakecore::paimon::blob::{column_kind, BlobColumnRead, BlobReadError, ColumnKind, ReadOptions};
 use lakecore::paimon::{
     DataFile, Filter, PartitionType, PartitionValue, ScanError, ScanOptions, ScanPlan, ScanQuery,
     SnapshotSpec, Table, TableSchema, DEFAULT_PARTITION_NAME,
@@ -101,7 +102,21 @@ impl From<BlobReadError> for Fail {
                 offset: None,
                 path: Some(files),
             },
+            BlobReadError::Descriptor { context, .. } => Fail::Invalid {
+                message,
+                kind: "descriptor".into(),
+                offset: None,
+                path: Some(context),
+            },
             BlobReadError::Query(_) | BlobReadError::Unsupported(_) => Fail::Value(message),
+            // The enum may grow: anything else is invalid input described by its message.
+            #[allow(unreachable_patterns)]
+            _ => Fail::Invalid {
+                message,
+                kind: "blob".into(),
+                offset: None,
+                path: None,
+            },
         }
     }
 }
@@ -940,7 +955,12 @@ impl RawTable {
     /// views, buffers)`; for a local table the views reference buffer `i` = `(path, base)`:
     /// file `path` from byte `base`, which the Python layer maps; for a remote one buffer
     /// `i` is lent bytes `(owner, address, length)` holding the fetched values.
-    #[pyo3(signature = (column=None, snapshot=None, tag=None, as_of=None, filter=None, partitions=Vec::new(), columns=Vec::new(), buckets=None, rows=None, strict=false))]
+    ///
+    /// A descriptor field (`blob-descriptor-field`) is read from the data files: its values
+    /// (the descriptor bytes; with `descriptors="resolve"` the payloads they point at) are
+    /// copied into buffers of their own, like a remote table's. `descriptors` other than
+    /// `"bytes"` is refused for a column in `.blob` files (`"decode"` is the Python layer's).
+    #[pyo3(signature = (column=None, snapshot=None, tag=None, as_of=None, filter=None, partitions=Vec::new(), columns=Vec::new(), buckets=None, rows=None, strict=false, descriptors="bytes"))]
     #[allow(clippy::too_many_arguments)]
     fn read_blob<'py>(
         &self,
@@ -955,6 +975,7 @@ impl RawTable {
         buckets: Option<Vec<(i32, Option<i32>)>>,
         rows: Option<Vec<(u64, u64)>>,
         strict: bool,
+        descriptors: &str,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let request = Request {
             snapshot,
@@ -968,7 +989,7 @@ impl RawTable {
         };
         let table = &self.table;
         let out = py
-            .detach(|| read_blob_views(table, &request, column.as_deref(), strict))
+            .detach(|| read_blob_views(table, &request, column.as_deref(), strict, descriptors))
             .map_err(|e| raise(py, e))?;
         // Local: `(path, base)` per buffer; remote: the buffers themselves, lent.
         let buffers = PyList::empty(py);
@@ -1025,6 +1046,7 @@ fn read_blob_views(
     request: &Request,
     column: Option<&str>,
     strict: bool,
+    descriptors: &str,
 ) -> Result<BlobViews, Fail> {
     let snapshot = match request.spec() {
         SnapshotSpec::Latest => None,
@@ -1036,6 +1058,17 @@ fn read_blob_views(
                 .id,
         ),
     };
+    let (name, kind) = column_kind(table, snapshot, column)?;
+    if kind == ColumnKind::Descriptor {
+        let resolve = descriptors == "resolve";
+        return read_descriptor_views(table, request, snapshot, &name, resolve);
+    }
+    if descriptors != "bytes" {
+        return Err(Fail::Value(format!(
+            "descriptors={descriptors:?}: column {name:?} is stored in .blob files, not a \
+             blob-descriptor-field"
+        )));
+    }
     // Local `.blob` files are mapped by the Python layer and the views point into them;
     // remote values (only the selected rows' payloads were fetched) are copied into buffers
     // of their own.
@@ -1141,6 +1174,109 @@ fn read_blob_views(
             Ok::<(), Fail>(())
         })??;
     }
+    if out.nulls > 0 {
+        out.validity = vec![0u8; out.n.div_ceil(8)];
+        for (i, _) in valid.iter().enumerate().filter(|(_, v)| **v) {
+            out.validity[i / 8] |= 1 << (i % 8);
+        }
+    }
+    Ok(out)
+}
+
+/// Appends one value to `out` as a `binary_view`, copied into `out.data`.
+fn push_copied(
+    out: &mut BlobViews,
+    valid: &mut Vec<bool>,
+    row_id: u64,
+    sequence_number: i64,
+    value: Option<&[u8]>,
+) -> Result<(), Fail> {
+    out.n += 1;
+    out.row_ids.extend_from_slice(&row_id.to_le_bytes());
+    out.seqs.extend_from_slice(&sequence_number.to_le_bytes());
+    let mut view = [0u8; 16];
+    valid.push(value.is_some());
+    match value {
+        None => out.nulls += 1,
+        Some(bytes) => {
+            let len = u32::try_from(bytes.len())
+                .ok()
+                .filter(|&l| u64::from(l) <= WINDOW)
+                .ok_or_else(|| {
+                    Fail::Value(format!(
+                        "row {row_id}: a {}-byte value does not fit an Arrow binary view",
+                        bytes.len()
+                    ))
+                })?;
+            view[..4].copy_from_slice(&len.to_le_bytes());
+            if bytes.len() <= 12 {
+                view[4..4 + bytes.len()].copy_from_slice(bytes);
+            } else {
+                view[4..8].copy_from_slice(&bytes[..4]);
+            }
+            if bytes.len() > 12 {
+                let fits = out
+                    .data
+                    .last()
+                    .is_some_and(|d| (d.len() + bytes.len()) as u64 <= WINDOW);
+                if !fits {
+                    out.data.push(Vec::new());
+                }
+                let id = u32::try_from(out.data.len() - 1).unwrap_or(u32::MAX);
+                let Some(buf) = out.data.last_mut() else {
+                    return Err(Fail::Value("no value buffer".into()));
+                };
+                let rel = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+                buf.extend_from_slice(bytes);
+                view[8..12].copy_from_slice(&id.to_le_bytes());
+                view[12..16].copy_from_slice(&rel.to_le_bytes());
+            }
+        }
+    }
+    out.views.extend_from_slice(&view);
+    Ok(())
+}
+
+/// A descriptor field's rows: the descriptor bytes, or (`resolve`) the payloads they point
+/// at, copied.
+fn read_descriptor_views(
+    table: &Table,
+    request: &Request,
+    snapshot: Option<u64>,
+    column: &str,
+    resolve: bool,
+) -> Result<BlobViews, Fail> {
+    let read = DescriptorColumnRead::plan(table, snapshot, &request.query(table)?, Some(column))?;
+    let mut out = BlobViews {
+        snapshot: read.snapshot(),
+        column: read.column().to_string(),
+        n: 0,
+        nulls: 0,
+        row_ids: Vec::new(),
+        seqs: Vec::new(),
+        validity: Vec::new(),
+        views: Vec::new(),
+        buffers: Vec::new(),
+        data: Vec::new(),
+    };
+    let mut valid = Vec::new();
+    read.for_each_row(|row| {
+        let payload = match (resolve, row.value) {
+            (true, Some(bytes)) => {
+                let d = decode(bytes).map_err(|e| {
+                    Fail::invalid(
+                        row.file.map(str::to_string),
+                        &format!("{} row {} descriptor", row.file.unwrap_or(""), row.row_id),
+                        e,
+                    )
+                })?;
+                Some(read.resolve(&d)?)
+            }
+            _ => None,
+        };
+        let value = payload.as_deref().or(row.value);
+        push_copied(&mut out, &mut valid, row.row_id, row.sequence_number, value)
+    })??;
     if out.nulls > 0 {
         out.validity = vec![0u8; out.n.div_ceil(8)];
         for (i, _) in valid.iter().enumerate().filter(|(_, v)| **v) {

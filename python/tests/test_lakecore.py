@@ -340,3 +340,52 @@ def test_memory_url_opens_through_the_object_store():
     with pytest.raises(lakecore.IoError) as e:
         lakecore.Table("memory:///warehouse/db.db/t").plan()
     assert "memory:///warehouse/db.db/t" in str(e.value)
+
+
+@pytest.fixture(scope="module")
+def descriptor_table(tmp_path_factory):
+    """A data-evolution table with a descriptor field `d` written now by pypaimon through
+    tests/clients/make_descriptor_table.py (payload files under the table, a partial update
+    of `d`, deleted rows)."""
+    import subprocess
+    import sys
+    warehouse = tmp_path_factory.mktemp("desc")
+    subprocess.run([sys.executable, str(REPO / "tests/clients/make_descriptor_table.py"),
+                    str(warehouse), "--seed", "3"], check=True)
+    return warehouse
+
+
+def test_descriptor_field_equals_live_pypaimon(descriptor_table):
+    from pypaimon.table.row.blob import BlobDescriptor
+    oracle = pypaimon_table(descriptor_table, "desctab.desc")
+    d = descriptor_table / "desctab.db" / "desc"
+
+    def pypaimon_rows(table):
+        rb = table.new_read_builder().with_projection(["d", "_ROW_ID"])
+        t = rb.new_read().to_arrow(rb.new_scan().plan().splits())
+        return sorted(zip(t.column("_ROW_ID").to_pylist(), t.column("d").to_pylist()))
+
+    def lakecore_rows(got):
+        got.validate(full=True)
+        return list(zip(got.column("_ROW_ID").to_pylist(), got.column("d").to_pylist()))
+
+    table = lakecore.Table(d)
+    # The descriptor bytes (pypaimon with blob-as-descriptor=true), then the payloads.
+    want = pypaimon_rows(oracle.copy({"blob-as-descriptor": "true"}))
+    got = table.read_blob("d")
+    assert got.schema.field("d").type == pa.binary_view()
+    assert lakecore_rows(got) == want
+    assert any(v is None for _, v in want) and len(want) > 60
+    assert lakecore_rows(table.read_blob("d", descriptors="resolve")) == pypaimon_rows(oracle)
+    decoded = table.read_blob("d", descriptors="decode").column("d").to_pylist()
+    assert decoded == [None if v is None else
+                       {"uri": (p := BlobDescriptor.deserialize(v)).uri, "offset": p.offset,
+                        "length": p.length} for _, v in want]
+    some = table.read_blob("d", rows=[(3, 17)], descriptors="resolve")
+    assert lakecore_rows(some) == [r for r in pypaimon_rows(oracle) if 3 <= r[0] <= 17]
+    with pytest.raises(ValueError):
+        table.read_blob("b", descriptors="resolve")
+    with pytest.raises(ValueError):
+        table.read_blob("name")
+    with pytest.raises(ValueError):
+        table.read_blob("d", descriptors="payload")

@@ -13,10 +13,12 @@
 //! Deletion vectors from the snapshot's index manifest are applied as the clients' readers
 //! apply them: the vector of a merge group's anchor (its oldest data file, see
 //! [`anchor_file`](super::anchor_file)) deletes row IDs `anchor.first_row_id + position` from
-//! every layer of every bunch of the group alike, so deleted rows are not returned. Descriptor-mode fields
-//! (`blob-descriptor-field`, `blob-view-field`) keep descriptor bytes inline in the data files,
-//! not in `.blob` files: asking for one is refused the same way (decode such bytes with
-//! [`BlobDescriptor::decode`](crate::blob::BlobDescriptor::decode) once read from the data file).
+//! every layer of every bunch of the group alike, so deleted rows are not returned.
+//!
+//! Descriptor-mode fields (`blob-descriptor-field`) keep serialized descriptors inline in the
+//! data files, not in `.blob` files: [`column_kind`] tells the two apart and the submodule
+//! `descriptor` (feature `arrow`: the values are in Parquet) reads them with the same row
+//! shape. `blob-view-field`s are not read.
 //!
 //! ```
 //! use lakecore::paimon::blob::{BlobColumnRead, ReadOptions};
@@ -33,6 +35,9 @@
 //! assert_eq!(rows, read.bunches().iter().map(|b| b.row_count()).sum::<u64>());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+
+#[cfg(feature = "arrow")]
+pub mod descriptor;
 
 use super::{DataFile, ScanError, ScanQuery, Table};
 use crate::blob::{
@@ -81,8 +86,18 @@ pub enum BlobReadError {
     /// The table or the query does not allow a BLOB read (no data evolution, unknown or
     /// ambiguous column).
     Query(String),
-    /// The table uses something this reader does not read (descriptor-mode blob fields).
+    /// The table uses something this reader does not read (`blob-view-field`s; descriptor
+    /// fields asked of the `.blob` read).
     Unsupported(String),
+    /// A descriptor field's data file or a descriptor's payload is wrong: not Parquet, no
+    /// such column, a row count that disagrees with the manifest, a descriptor pointing
+    /// outside its file.
+    Descriptor {
+        /// The data file (and column), or the descriptor's URI.
+        context: String,
+        /// What disagrees, with the numbers.
+        message: String,
+    },
 }
 
 impl fmt::Display for BlobReadError {
@@ -96,6 +111,9 @@ impl fmt::Display for BlobReadError {
             BlobReadError::Grouping { files, message } => write!(f, "{files}: {message}"),
             BlobReadError::Query(m) => f.write_str(m),
             BlobReadError::Unsupported(m) => write!(f, "unsupported: {m}"),
+            BlobReadError::Descriptor { context, message } => {
+                write!(f, "{context}: invalid descriptor data: {message}")
+            }
         }
     }
 }
@@ -534,7 +552,8 @@ impl BlobColumnRead {
         if let Some(c) = column.filter(|c| inline.iter().any(|f| f == c)) {
             return Err(BlobReadError::Unsupported(alloc::format!(
                 "BLOB column {c:?} is a blob-descriptor-field or blob-view-field: its values are \
-                 descriptor bytes stored inline in the data files, not in .blob files"
+                 stored inline in the data files, not in .blob files (read a descriptor field \
+                 with DescriptorColumnRead, feature arrow)"
             )));
         }
         let blob_fields: Vec<String> = blob_fields
@@ -1050,30 +1069,137 @@ fn blob_fields(table: &Table, schema_id: u64) -> Result<Vec<String>, BlobReadErr
     Ok(out)
 }
 
-/// BLOB fields whose values live inline in the data files as descriptor bytes
-/// (`blob-descriptor-field`, `blob-view-field`: comma-separated names): they have no bunches.
-fn inline_blob_fields(table: &Table, schema_id: u64) -> Result<Vec<String>, BlobReadError> {
+/// The comma-separated field names of option `key` in a schema's JSON (trimmed, empty names
+/// dropped); `None` when the option is absent.
+fn option_fields(schema: &serde_json::Value, key: &str) -> Option<Vec<String>> {
+    let list = schema
+        .get("options")
+        .and_then(|o| o.get(key))
+        .and_then(serde_json::Value::as_str)?;
+    Some(
+        list.split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// Descriptor-mode BLOB fields of a schema: option `blob-descriptor-field`, or, only when that
+/// key is absent, Java's fallback key `blob.stored-descriptor-fields` (as pypaimon 2.1 and
+/// Java read them).
+fn descriptor_fields_of(schema: &serde_json::Value) -> Vec<String> {
+    option_fields(schema, "blob-descriptor-field")
+        .or_else(|| option_fields(schema, "blob.stored-descriptor-fields"))
+        .unwrap_or_default()
+}
+
+/// The JSON of schema `schema_id` of `table`.
+fn schema_json(table: &Table, schema_id: u64) -> Result<serde_json::Value, BlobReadError> {
     let path = table
         .dir()
         .join("schema")
         .join(alloc::format!("schema-{schema_id}"));
-    let v = read_json(table, &path)?;
-    let mut out = Vec::new();
-    for key in ["blob-descriptor-field", "blob-view-field"] {
-        if let Some(list) = v
-            .get("options")
-            .and_then(|o| o.get(key))
-            .and_then(serde_json::Value::as_str)
-        {
-            out.extend(
-                list.split(',')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(str::to_string),
-            );
-        }
-    }
+    read_json(table, &path)
+}
+
+/// BLOB fields whose values live inline in the data files (descriptor fields and
+/// `blob-view-field`s): they have no bunches.
+fn inline_blob_fields(table: &Table, schema_id: u64) -> Result<Vec<String>, BlobReadError> {
+    let v = schema_json(table, schema_id)?;
+    let mut out = descriptor_fields_of(&v);
+    out.extend(option_fields(&v, "blob-view-field").unwrap_or_default());
     Ok(out)
+}
+
+/// Where a BLOB column's values are stored (see [`column_kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// In `.blob` files: read with [`BlobColumnRead`].
+    BlobFiles,
+    /// As serialized `BlobDescriptor` bytes in the data files (a `blob-descriptor-field`):
+    /// read with [`DescriptorColumnRead`](descriptor::DescriptorColumnRead) (feature `arrow`).
+    Descriptor,
+}
+
+/// Which BLOB column a read of `column` at `snapshot` (latest when `None`) means, and where
+/// its values are stored. Without a name: the table's only BLOB column stored in `.blob`
+/// files, or, when it has none, its only descriptor field.
+///
+/// A table without snapshots answers `(column or "", BlobFiles)`: it has no rows.
+///
+/// Errors ([`BlobReadError::Query`]): a table without row tracking and data evolution; a
+/// column that is neither a `.blob` field nor a
+/// descriptor field (naming both lists), several candidates without a name, none at all;
+/// [`BlobReadError::Unsupported`] for a `blob-view-field`.
+///
+/// ```
+/// use lakecore::paimon::blob::{column_kind, ColumnKind};
+/// use lakecore::paimon::Table;
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/blob.db/py_blob");
+/// let (name, kind) = column_kind(&Table::open(dir)?, None, None)?;
+/// assert_eq!((name.as_str(), kind), ("b", ColumnKind::BlobFiles));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn column_kind(
+    table: &Table,
+    snapshot: Option<u64>,
+    column: Option<&str>,
+) -> Result<(String, ColumnKind), BlobReadError> {
+    let snapshot = match snapshot {
+        Some(id) => Some(id),
+        None => table.latest_snapshot_id()?,
+    };
+    let Some(snapshot) = snapshot else {
+        // An empty table: nothing to read, whatever the column.
+        return Ok((
+            column.unwrap_or_default().to_string(),
+            ColumnKind::BlobFiles,
+        ));
+    };
+    let schema_id = table.snapshot(snapshot)?.schema_id;
+    let schema = table.schema(schema_id)?;
+    if !(schema.row_tracking && schema.data_evolution) {
+        return Err(BlobReadError::Query(
+            "the table has no BLOB columns to read: it needs row-tracking.enabled and \
+             data-evolution.enabled"
+                .into(),
+        ));
+    }
+    let v = schema_json(table, schema_id)?;
+    let blob = blob_fields(table, schema_id)?;
+    let descriptors: Vec<String> = descriptor_fields_of(&v)
+        .into_iter()
+        .filter(|d| blob.contains(d))
+        .collect();
+    let views = option_fields(&v, "blob-view-field").unwrap_or_default();
+    let files: Vec<&String> = blob
+        .iter()
+        .filter(|f| !descriptors.contains(f) && !views.contains(f))
+        .collect();
+    match column {
+        Some(c) if descriptors.iter().any(|d| d == c) => {
+            Ok((c.to_string(), ColumnKind::Descriptor))
+        }
+        Some(c) if files.iter().any(|f| *f == c) => Ok((c.to_string(), ColumnKind::BlobFiles)),
+        Some(c) if views.iter().any(|f| f == c) => Err(BlobReadError::Unsupported(alloc::format!(
+            "BLOB column {c:?} is a blob-view-field (a reference into another table's BLOB \
+             column): not read by lakecore"
+        ))),
+        Some(c) => Err(BlobReadError::Query(alloc::format!(
+            "no BLOB column {c:?}: it is neither a BLOB field stored in .blob files \
+             ({files:?}) nor a blob-descriptor-field ({descriptors:?})"
+        ))),
+        None => match (files.as_slice(), descriptors.as_slice()) {
+            ([one], _) => Ok(((*one).clone(), ColumnKind::BlobFiles)),
+            ([], [one]) => Ok((one.clone(), ColumnKind::Descriptor)),
+            ([], []) => Err(BlobReadError::Query("the table has no BLOB column".into())),
+            _ => Err(BlobReadError::Query(alloc::format!(
+                "the table has several BLOB columns (in .blob files {files:?}, descriptor \
+                 fields {descriptors:?}): name one"
+            ))),
+        },
+    }
 }
 
 fn read_json(table: &Table, path: &std::path::Path) -> Result<serde_json::Value, BlobReadError> {

@@ -3,6 +3,8 @@
 
 #[cfg(feature = "paimon")]
 mod deletion;
+#[cfg(all(feature = "paimon", feature = "arrow"))]
+mod descriptor;
 mod golden;
 mod merge;
 mod real;

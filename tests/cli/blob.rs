@@ -439,3 +439,57 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+const DESC_TABLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/paimon/blob_warehouse/desctab.db/desc"
+);
+
+/// `blob read --column d` on a descriptor field against pypaimon's `blob-as-descriptor=true`
+/// read (`tests/clients/make_descriptor_table.py`): the descriptor bytes, then
+/// `--descriptors decode`'s uri / offset / length; usage errors exit 3.
+#[test]
+fn read_descriptor_field_equals_pypaimon() {
+    let text = std::fs::read_to_string(format!("{DESC_TABLE}.expected.json")).unwrap();
+    let want: Value = serde_json::from_str(&text).unwrap();
+    let want = want["descriptors"].as_array().unwrap();
+    let rows = json_lines(&run(&[
+        "blob", "read", DESC_TABLE, "--column", "d", "--json",
+    ]));
+    let got: Vec<Value> = rows
+        .iter()
+        .map(|r| json!([r["row_id"], r["null"], r["length"], r["sha256"]]))
+        .collect();
+    let expected: Vec<Value> = want
+        .iter()
+        .map(|r| json!([r["row_id"], r["null"], r["length"], r["sha256"]]))
+        .collect();
+    assert_eq!(got, expected);
+    let decoded = json_lines(&run(&[
+        "blob",
+        "read",
+        DESC_TABLE,
+        "--column",
+        "d",
+        "--descriptors",
+        "decode",
+        "--json",
+    ]));
+    let got: Vec<Value> = decoded
+        .iter()
+        .map(|r| json!([r["row_id"], r["uri"], r["offset"], r["length"]]))
+        .collect();
+    let expected: Vec<Value> = want
+        .iter()
+        .map(|r| json!([r["row_id"], r["uri"], r["offset"], r["descriptor_length"]]))
+        .collect();
+    assert_eq!(got, expected);
+    for args in [
+        &["--column", "name"][..],
+        &["--column", "b", "--descriptors", "resolve"],
+        &["--column", "d", "--descriptors", "decode", "--out", "/tmp"],
+    ] {
+        let out = run(&[&["blob", "read", DESC_TABLE][..], args].concat());
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {out:?}");
+    }
+}

@@ -5,7 +5,10 @@ use lakecore::blob::{
     BlobFile, CrcCoverage, FallbackMerge, LayerFile, MergeOptions, Row, RowRange, RowRanges,
 };
 use lakecore::codec::checksum::sha256;
-use lakecore::paimon::blob::{BlobColumnRead, BlobReadError, ReadOptions};
+use lakecore::paimon::blob::descriptor::{decode, DescriptorColumnRead};
+use lakecore::paimon::blob::{
+    column_kind, BlobColumnRead, BlobReadError, BlobRow, ColumnKind, ReadOptions,
+};
 use lakecore::paimon::ScanQuery;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -53,13 +56,21 @@ enum BlobCommand {
     },
     /// Read a BLOB column of a data-evolution table: plan, group the `.blob` files into
     /// bunches and layers, merge (newest sequence number wins; a row that is a placeholder in
-    /// every layer is NULL with sequence number -1).
+    /// every layer is NULL with sequence number -1). A descriptor-mode field (table option
+    /// `blob-descriptor-field`) is read from the Parquet data files that carry it: each value
+    /// is the serialized BlobDescriptor (see --descriptors), the sequence number the
+    /// providing file's.
     Read {
         #[command(flatten)]
         table: TableArgs,
-        /// Fail on a placeholder that no older layer resolves.
+        /// Fail on a placeholder that no older layer resolves (`.blob` columns only).
         #[arg(long)]
         strict: bool,
+        /// What a descriptor field's values are: `bytes` (the serialized descriptor, as
+        /// stored), `decode` (print uri, offset and length; not with --out) or `resolve` (read
+        /// the payload each descriptor points at: length and sha256, or --out writes it).
+        #[arg(long, value_enum, default_value_t = DescriptorMode::Bytes, value_name = "MODE")]
+        descriptors: DescriptorMode,
         /// Print one JSON object per row: row_id, sequence_number, null, length, sha256.
         #[arg(long, conflicts_with = "out")]
         json: bool,
@@ -80,6 +91,17 @@ enum BlobCommand {
     },
 }
 
+/// How `blob read` shows a descriptor field's values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum DescriptorMode {
+    /// The serialized descriptor bytes, as stored in the data file.
+    Bytes,
+    /// The descriptor's uri, offset and length.
+    Decode,
+    /// The payload the descriptor points at.
+    Resolve,
+}
+
 /// The table and the planner's filters of `blob read` and `blob check`.
 #[derive(clap::Args, Debug)]
 struct TableArgs {
@@ -88,7 +110,8 @@ struct TableArgs {
     table_dir: PathBuf,
     #[command(flatten)]
     remote: crate::scan::RemoteArgs,
-    /// The BLOB column (default: the table's only BLOB column).
+    /// The BLOB column (default: the table's only BLOB column in `.blob` files, or its only
+    /// descriptor field when it has no other).
     #[arg(long, value_name = "NAME")]
     column: Option<String>,
     /// Row-ID ranges, inclusive: `A-B[,A-B..]` (a single `A` is `A-A`).
@@ -125,14 +148,21 @@ pub fn run(args: &Args) -> CliResult {
         BlobCommand::Read {
             table,
             strict,
+            descriptors,
             json,
             out,
-        } => read_table(table, *strict, *json, out.as_deref()),
+        } => read_table(table, *strict, *descriptors, *json, out.as_deref()),
         BlobCommand::Check { table, json } => check_table(table, *json),
     }
 }
 
-fn plan_column(args: &TableArgs) -> Result<BlobColumnRead, Failure> {
+/// A planned `blob read`: a column in `.blob` files or a descriptor field.
+enum Planned {
+    Files(BlobColumnRead),
+    Descriptors(DescriptorColumnRead),
+}
+
+fn plan_any(args: &TableArgs) -> Result<Planned, Failure> {
     // The same row, bucket and partition grammar as `scan` (quoting included).
     let rows = crate::scan::rows_arg(args.rows.as_deref())?;
     let buckets = crate::scan::buckets_arg(args.bucket.as_deref())?;
@@ -145,47 +175,133 @@ fn plan_column(args: &TableArgs) -> Result<BlobColumnRead, Failure> {
         ..ScanQuery::default()
     };
     let table = crate::scan::open_table(&args.table_dir, args.remote)?;
-    BlobColumnRead::plan(&table, args.snapshot, &query, args.column.as_deref())
-        .map_err(read_failure)
+    let (name, kind) =
+        column_kind(&table, args.snapshot, args.column.as_deref()).map_err(read_failure)?;
+    match kind {
+        ColumnKind::BlobFiles => {
+            BlobColumnRead::plan(&table, args.snapshot, &query, args.column.as_deref())
+                .map(Planned::Files)
+        }
+        ColumnKind::Descriptor => {
+            DescriptorColumnRead::plan(&table, args.snapshot, &query, Some(&name))
+                .map(Planned::Descriptors)
+        }
+    }
+    .map_err(read_failure)
 }
 
-/// Exit status 1 for I/O, 2 (with the file and what disagrees) for everything else.
+fn plan_column(args: &TableArgs) -> Result<BlobColumnRead, Failure> {
+    match plan_any(args)? {
+        Planned::Files(read) => Ok(read),
+        Planned::Descriptors(read) => Err(Failure::Usage(format!(
+            "column {} is a blob-descriptor-field: its values are descriptors in the data \
+             files, with no partial-update layers to check",
+            read.column()
+        ))),
+    }
+}
+
+/// Exit status 1 for I/O, 2 (with the file and what disagrees) for invalid data, 3 for a
+/// column or query the table does not allow.
 fn read_failure(e: BlobReadError) -> Failure {
     match e {
         BlobReadError::Scan(e) => crate::scan::failure(e),
         BlobReadError::Io { path, error } => Failure::io(path.display(), error),
         BlobReadError::Invalid { context, error } => Failure::invalid(context, error),
+        e @ BlobReadError::Descriptor { .. } => Failure::Rejected(e.to_string()),
         other => Failure::Usage(other.to_string()),
     }
 }
 
-fn read_table(args: &TableArgs, strict: bool, json: bool, out: Option<&Path>) -> CliResult {
-    let read = plan_column(args)?;
-    let options = ReadOptions { strict };
+/// Runs `f` on every row of `read`: the stored bytes, or (`Resolve`) the payloads the
+/// descriptors point at. A row value that is not a descriptor, or a payload outside its file,
+/// fails naming the row.
+fn for_each_value(
+    read: &Planned,
+    strict: bool,
+    mode: DescriptorMode,
+    mut f: impl FnMut(BlobRow<'_>) -> CliResult,
+) -> CliResult {
+    match read {
+        Planned::Files(read) => read
+            .for_each_row(ReadOptions { strict }, f)
+            .map_err(read_failure)?,
+        Planned::Descriptors(read) => read
+            .for_each_row(|row| {
+                if mode != DescriptorMode::Resolve {
+                    return f(row);
+                }
+                let Some(bytes) = row.value else {
+                    return f(row);
+                };
+                let context = || format!("{} row {}", row.file.unwrap_or(""), row.row_id);
+                let d = decode(bytes)
+                    .map_err(|e| Failure::invalid(format!("{} descriptor", context()), e))?;
+                let payload = read.resolve(&d).map_err(|e| match read_failure(e) {
+                    Failure::Rejected(m) => Failure::Rejected(format!("{}: {m}", context())),
+                    other => other,
+                })?;
+                f(BlobRow {
+                    value: Some(&payload),
+                    ..row
+                })
+            })
+            .map_err(read_failure)?,
+    }
+}
+
+fn read_table(
+    args: &TableArgs,
+    strict: bool,
+    mode: DescriptorMode,
+    json: bool,
+    out: Option<&Path>,
+) -> CliResult {
+    let read = plan_any(args)?;
+    let column = match &read {
+        Planned::Files(r) => r.column().to_string(),
+        Planned::Descriptors(r) => r.column().to_string(),
+    };
+    if mode != DescriptorMode::Bytes && matches!(read, Planned::Files(_)) {
+        return Err(Failure::Usage(format!(
+            "--descriptors {}: column {column} is stored in .blob files, not a \
+             blob-descriptor-field",
+            if mode == DescriptorMode::Decode {
+                "decode"
+            } else {
+                "resolve"
+            }
+        )));
+    }
     if let Some(dir) = out {
+        if mode == DescriptorMode::Decode {
+            return Err(Failure::Usage(
+                "--descriptors decode prints descriptors; with --out use bytes or resolve".into(),
+            ));
+        }
         let (mut values, mut nulls) = (0u64, 0u64);
-        read.for_each_row(options, |row| {
+        for_each_value(&read, strict, mode, |row| {
             let Some(bytes) = row.value else {
                 nulls += 1;
                 return Ok(());
             };
             values += 1;
             write_atomically(dir, row.row_id, bytes)
-        })
-        .map_err(read_failure)??;
+        })?;
         return print(&format!(
-            "{}: column {} -> {}: {values} values written, {nulls} null\n",
+            "{}: column {column} -> {}: {values} values written, {nulls} null\n",
             args.table_dir.display(),
-            read.column(),
             dir.display()
         ));
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut line = String::with_capacity(160);
-    read.for_each_row(options, |row| {
+    for_each_value(&read, strict, mode, |row| {
         line.clear();
-        if json {
+        if mode == DescriptorMode::Decode {
+            decoded_line(&mut line, &row, json)?;
+        } else if json {
             let _ = write!(
                 line,
                 "{{\"row_id\":{},\"sequence_number\":{},",
@@ -220,9 +336,53 @@ fn read_table(args: &TableArgs, strict: bool, json: bool, out: Option<&Path>) ->
         }
         w.write_all(line.as_bytes())
             .map_err(|e| Failure::io("stdout", e))
-    })
-    .map_err(read_failure)??;
+    })?;
     w.flush().map_err(|e| Failure::io("stdout", e))
+}
+
+/// One row of `--descriptors decode`: uri, offset, length (JSON or text); exit 2 naming the
+/// row when the value is not a descriptor.
+fn decoded_line(line: &mut String, row: &BlobRow<'_>, json: bool) -> CliResult {
+    let Some(bytes) = row.value else {
+        let _ = if json {
+            writeln!(
+                line,
+                "{{\"row_id\":{},\"sequence_number\":{},\"null\":true,\"uri\":null,\"offset\":null,\"length\":null}}",
+                row.row_id, row.sequence_number
+            )
+        } else {
+            writeln!(
+                line,
+                "{:>10}  seq {:>4}  null",
+                row.row_id, row.sequence_number
+            )
+        };
+        return Ok(());
+    };
+    let d = decode(bytes).map_err(|e| {
+        Failure::invalid(
+            format!("{} row {} descriptor", row.file.unwrap_or(""), row.row_id),
+            e,
+        )
+    })?;
+    let _ = if json {
+        writeln!(
+            line,
+            "{{\"row_id\":{},\"sequence_number\":{},\"null\":false,\"uri\":{},\"offset\":{},\"length\":{}}}",
+            row.row_id,
+            row.sequence_number,
+            serde_json::Value::from(d.uri),
+            d.offset,
+            d.length
+        )
+    } else {
+        writeln!(
+            line,
+            "{:>10}  seq {:>4}  offset {:>10}  length {:>8}  {}",
+            row.row_id, row.sequence_number, d.offset, d.length, d.uri
+        )
+    };
+    Ok(())
 }
 
 /// Writes `bytes` to `dir/<row_id>` through a temporary file in `dir` and a rename, so the
