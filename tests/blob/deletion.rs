@@ -196,24 +196,7 @@ fn blob_read_drops_deleted_rows_as_pypaimon_does() {
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let target = to.join(e.file_name());
-            if e.path().is_dir() {
-                copy(&e.path(), &target);
-            } else {
-                std::fs::copy(e.path(), target).unwrap();
-            }
-        }
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("dv_table")
-        .join(tag);
-    let _ = std::fs::remove_dir_all(&dir);
-    copy(&table_dir(), &dir);
-    dir
+    super::scratch_table(&table_dir(), "dv_table", tag)
 }
 
 fn live_index_manifest(dir: &Path) -> PathBuf {

@@ -302,21 +302,7 @@ fn object_store_reads_the_same_rows() {
 
 #[test]
 fn a_missing_data_file_is_an_io_error_naming_it() {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let target = to.join(e.file_name());
-            if e.path().is_dir() {
-                copy(&e.path(), &target);
-            } else {
-                std::fs::copy(e.path(), target).unwrap();
-            }
-        }
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("descriptor_missing");
-    let _ = std::fs::remove_dir_all(&dir);
-    copy(&Path::new(DB).join("desc"), &dir);
+    let dir = super::scratch_table(&Path::new(DB).join("desc"), "descriptor", "missing");
     let read = DescriptorColumnRead::plan(
         &Table::open(&dir).unwrap(),
         None,

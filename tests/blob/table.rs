@@ -222,24 +222,7 @@ fn lint_reports_exactly_the_updates_pypaimon_loses() {
 
 /// A copy of `layers` to damage.
 fn scratch_copy(tag: &str) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let target = to.join(e.file_name());
-            if e.path().is_dir() {
-                copy(&e.path(), &target);
-            } else {
-                std::fs::copy(e.path(), target).unwrap();
-            }
-        }
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("blob_table")
-        .join(tag);
-    let _ = std::fs::remove_dir_all(&dir);
-    copy(&table_dir("layers"), &dir);
-    dir
+    super::scratch_table(&table_dir("layers"), "blob_table", tag)
 }
 
 fn some_blob(dir: &Path) -> PathBuf {

@@ -23,11 +23,12 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import sys
 
 import pyarrow as pa
-from pypaimon import CatalogFactory, Schema
+from pypaimon import Schema
+
+from pypaimon_tables import fresh_catalog
 
 DB = "blobtab"
 
@@ -110,11 +111,7 @@ def main():
     ap.add_argument("--rows", type=int, default=300)
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    db_dir = os.path.join(args.warehouse, f"{DB}.db")
-    if os.path.exists(db_dir):
-        shutil.rmtree(db_dir)
-    catalog = CatalogFactory.create({"warehouse": args.warehouse})
-    catalog.create_database(DB, True)
+    catalog, db_dir = fresh_catalog(args.warehouse, DB)
     n = args.rows
 
     # layers

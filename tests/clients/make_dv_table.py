@@ -22,11 +22,12 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import sys
 
 import pyarrow as pa
-from pypaimon import CatalogFactory, Schema
+from pypaimon import Schema
+
+from pypaimon_tables import fresh_catalog
 
 DB = "dvtab"
 NAME = "dv"
@@ -119,11 +120,7 @@ def main():
     ap.add_argument("--rows", type=int, default=60)
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    db_dir = os.path.join(args.warehouse, f"{DB}.db")
-    if os.path.exists(db_dir):
-        shutil.rmtree(db_dir)
-    catalog = CatalogFactory.create({"warehouse": args.warehouse})
-    catalog.create_database(DB, True)
+    catalog, db_dir = fresh_catalog(args.warehouse, DB)
     fields = [("id", pa.int64()), ("name", pa.string()), ("dt", pa.string()),
               ("b", pa.large_binary())]
     options = {
