@@ -325,15 +325,7 @@ fn pack<'o>(
     let mut groups: Vec<Range<usize>> = Vec::new();
     let mut filled = 0u64;
     let mut close = |bin: Range<usize>, groups: &mut Vec<Range<usize>>| {
-        let files = order.get(bin).unwrap_or_default();
-        let groups = match keep_groups {
-            true => core::mem::take(groups),
-            false => {
-                groups.clear();
-                Vec::new()
-            }
-        };
-        out.push((files, groups));
+        out.push((order.get(bin).unwrap_or_default(), core::mem::take(groups)));
     };
     for u in units {
         let w = weight(u);
@@ -343,7 +335,9 @@ fn pack<'o>(
         }
         let b = bin.get_or_insert(u.start..u.start);
         b.end = u.end;
-        groups.push(u.start - b.start..u.end - b.start);
+        if keep_groups {
+            groups.push(u.start - b.start..u.end - b.start);
+        }
         filled = filled.saturating_add(w);
     }
     if let Some(b) = bin {
