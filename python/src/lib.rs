@@ -1022,6 +1022,7 @@ impl RawTable {
 }
 
 /// A BLOB column as Arrow `binary_view` parts.
+#[derive(Default)]
 struct BlobViews {
     snapshot: Option<u64>,
     column: String,
@@ -1077,14 +1078,7 @@ fn read_blob_views(
     let mut out = BlobViews {
         snapshot: read.snapshot(),
         column: read.column().to_string(),
-        n: 0,
-        nulls: 0,
-        row_ids: Vec::new(),
-        seqs: Vec::new(),
-        validity: Vec::new(),
-        views: Vec::new(),
-        buffers: Vec::new(),
-        data: Vec::new(),
+        ..BlobViews::default()
     };
     let mut buffer_of: HashMap<(usize, usize, u64), u32> = HashMap::new();
     let mut valid = Vec::new();
@@ -1250,14 +1244,7 @@ fn read_descriptor_views(
     let mut out = BlobViews {
         snapshot: read.snapshot(),
         column: read.column().to_string(),
-        n: 0,
-        nulls: 0,
-        row_ids: Vec::new(),
-        seqs: Vec::new(),
-        validity: Vec::new(),
-        views: Vec::new(),
-        buffers: Vec::new(),
-        data: Vec::new(),
+        ..BlobViews::default()
     };
     let mut valid = Vec::new();
     read.for_each_row(|row| {
