@@ -163,6 +163,11 @@ impl Decompressor {
         }
     }
 
+    /// Bytes the output buffer holds reserved (what keeping the decompressor keeps).
+    pub fn capacity(&self) -> usize {
+        self.buf.capacity()
+    }
+
     /// Switches to `codec`, keeping the buffers.
     pub fn set_codec(&mut self, codec: Codec) {
         self.codec = codec;

@@ -330,14 +330,67 @@ fn codec_of(container: &Container<'_>) -> Result<Codec> {
     Codec::from_name(container.codec(), 4)
 }
 
+/// A manifest writer schema compiled once, with its entry projection, for the manifests
+/// that carry the same schema JSON ([`Manifest::parse_known`]): the manifests of a table
+/// normally share one, and compiling it costs more than decoding a small manifest.
+#[derive(Clone, Debug)]
+pub struct KnownSchema<'s> {
+    json: &'s [u8],
+    schema: Schema<'s>,
+    projection: Projection,
+}
+
+impl<'s> KnownSchema<'s> {
+    /// Compiles the manifest schema `json` (a manifest's `avro.schema` metadata).
+    pub fn parse(json: &'s [u8]) -> Result<Self> {
+        let schema = Schema::parse(json, 0)?;
+        let projection = schema.project(ENTRY_PATHS)?;
+        Ok(KnownSchema {
+            json,
+            schema,
+            projection,
+        })
+    }
+
+    /// The schema JSON it was compiled from.
+    pub fn json(&self) -> &'s [u8] {
+        self.json
+    }
+}
+
 impl<'f> Manifest<'f> {
     /// Parses the container header of the manifest `bytes`, compiles its writer schema and
     /// resolves the entry fields by name.
     pub fn parse(bytes: &'f [u8]) -> Result<Self> {
+        Self::parse_known(bytes, None)
+    }
+
+    /// [`parse`](Self::parse), taking the compiled schema from `known` when the manifest's
+    /// schema JSON is byte for byte the one `known` was compiled from.
+    ///
+    /// ```
+    /// use lakecore::paimon::manifest::{KnownSchema, Manifest};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs/manifest");
+    /// let first = std::fs::read(format!("{dir}/manifest-6cad7308-d3f7-4ac5-8249-b99d45dd3a6f-0"))?;
+    /// let second = std::fs::read(format!("{dir}/manifest-08ffec21-26cc-42f1-9642-a13ce7b1220a-0"))?;
+    /// let json = Manifest::parse(&first)?.schema_json().to_vec();
+    /// let known = KnownSchema::parse(&json)?;
+    /// // The same writer schema: compiled once, for both.
+    /// let manifest = Manifest::parse_known(&second, Some(&known))?;
+    /// assert_eq!(manifest.schema_json(), known.json());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn parse_known(bytes: &'f [u8], known: Option<&KnownSchema<'f>>) -> Result<Self> {
         let container = Container::parse(bytes)?;
         let (json, at) = schema_json(&container, bytes)?;
-        let schema = Schema::parse(json, at)?;
-        let projection = schema.project(ENTRY_PATHS)?;
+        let (schema, projection) = match known.filter(|k| k.json == json) {
+            Some(k) => (k.schema.clone(), k.projection.clone()),
+            None => {
+                let schema = Schema::parse(json, at)?;
+                let projection = schema.project(ENTRY_PATHS)?;
+                (schema, projection)
+            }
+        };
         let codec = codec_of(&container)?;
         Ok(Manifest {
             container,
@@ -345,6 +398,11 @@ impl<'f> Manifest<'f> {
             projection,
             codec,
         })
+    }
+
+    /// The writer schema's JSON (the `avro.schema` metadata).
+    pub fn schema_json(&self) -> &'f [u8] {
+        self.container.metadata("avro.schema").unwrap_or_default()
     }
 
     /// The container (header, metadata, blocks).

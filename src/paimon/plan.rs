@@ -27,9 +27,9 @@
 //! # Ok::<(), lakecore::paimon::ScanError>(())
 //! ```
 
-use super::compression::Decompressor;
+use super::compression::{Codec, Decompressor};
 use super::error::*;
-use super::manifest::{Manifest, ManifestEntry, ManifestFileMeta};
+use super::manifest::{KnownSchema, Manifest, ManifestEntry, ManifestFileMeta};
 use super::predicate::*;
 use super::sidecar::{fetch_sidecar_with, FetchedSidecar, NoSidecar};
 use super::table::*;
@@ -38,6 +38,7 @@ use crate::sidecar::{ManifestFacts, SelectedBlock};
 use crate::{Error, ErrorKind};
 use alloc::string::String;
 use alloc::vec::Vec;
+use std::sync::OnceLock;
 
 /// How a scan reads manifests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -617,16 +618,29 @@ impl PreparedScan {
     /// (or one whole GET when they would cover most of the manifest); a manifest without a
     /// usable sidecar is fetched whole.
     pub fn scan_manifest(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
-        let mut scan = self.scan_manifest_entries(meta)?;
+        let (json, known) = (OnceLock::new(), OnceLock::new());
+        self.scan_manifest_with(meta, &SchemaMemo::new(&json, &known))
+    }
+
+    fn scan_manifest_with(
+        &self,
+        meta: &ManifestFileMeta,
+        memo: &SchemaMemo<'_>,
+    ) -> Result<ManifestScan, ScanError> {
+        let mut scan = self.scan_manifest_entries(meta, memo)?;
         for e in &mut scan.entries {
             e.file.position.manifest = meta.position;
         }
         Ok(scan)
     }
 
-    fn scan_manifest_entries(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
+    fn scan_manifest_entries(
+        &self,
+        meta: &ManifestFileMeta,
+        memo: &SchemaMemo<'_>,
+    ) -> Result<ManifestScan, ScanError> {
         if self.table.storage.is_remote() {
-            return self.scan_remote_manifest(meta);
+            return self.scan_remote_manifest(meta, memo);
         }
         let dir = self.table.dir.join("manifest");
         let path = dir.join(&meta.file_name);
@@ -657,7 +671,7 @@ impl PreparedScan {
             Ok(Err(NoSidecar::Absent)) => ManifestRead::NoSidecar,
             Ok(Err(NoSidecar::Io(_))) => ManifestRead::SidecarUnreadable,
             Ok(Err(NoSidecar::Invalid(e))) => ManifestRead::SidecarInvalid(e),
-            Ok(Ok(sidecar)) => match self.through_sidecar(manifest, &sidecar) {
+            Ok(Ok(sidecar)) => match self.through_sidecar(manifest, &sidecar, memo) {
                 Ok(scan) => {
                     return Ok(ManifestScan {
                         file_name: meta.file_name.clone(),
@@ -667,7 +681,7 @@ impl PreparedScan {
                 Err(e) => ManifestRead::SidecarInvalid(e),
             },
         };
-        self.full_scan(meta, &path, manifest, read)
+        self.full_scan(meta, &path, manifest, read, memo)
     }
 
     /// Room to reserve for the entries of `records` decoded records: all of them when
@@ -699,17 +713,20 @@ impl PreparedScan {
         path: &std::path::Path,
         manifest: &[u8],
         read: ManifestRead,
+        memo: &SchemaMemo<'_>,
     ) -> Result<ManifestScan, ScanError> {
         let full = || -> crate::Result<(u64, Vec<ScanEntry>)> {
-            let m = Manifest::parse(manifest)?;
-            let mut dec = m.decompressor();
+            let m = memo.open(manifest)?;
             let mut entries = Vec::with_capacity(self.expected_entries(Self::facts(meta).entries));
             let mut blocks = 0u64;
-            for block in m.container().blocks() {
-                let block = block?;
-                blocks += 1;
-                m.entries(&block, &mut dec, |e| self.keep(&m, e, &mut entries))?;
-            }
+            with_decompressor(m.codec(), |dec| {
+                for block in m.container().blocks() {
+                    let block = block?;
+                    blocks += 1;
+                    m.entries(&block, dec, |e| self.keep(&m, e, &mut entries))?;
+                }
+                Ok(())
+            })?;
             Ok((blocks, entries))
         };
         let (blocks, entries) = full().map_err(invalid(path))?;
@@ -731,6 +748,7 @@ impl PreparedScan {
         &self,
         manifest: &[u8],
         sidecar: &FetchedSidecar<'_>,
+        memo: &SchemaMemo<'_>,
     ) -> crate::Result<ManifestScan> {
         // Validation fused into the selection: one walk over the sidecar's blocks.
         let (view, selected) = self.select_fused(sidecar)?;
@@ -742,25 +760,23 @@ impl PreparedScan {
         let mut entries = Vec::with_capacity(self.expected_entries(records));
         let mut bytes_read = 0u64;
         let mut blocks_read = 0u64;
-        let mut opened: Option<(Manifest<'_>, Decompressor)> = None;
-        for selected in selected {
-            let (m, dec) = match &mut opened {
-                Some(o) => o,
-                slot => {
-                    let m = Manifest::parse(manifest)?;
-                    bytes_read = crate::error::off(header.len());
-                    let dec = m.decompressor();
-                    slot.insert((m, dec))
+        if !selected.is_empty() {
+            let m = memo.open(manifest)?;
+            bytes_read = crate::error::off(header.len());
+            with_decompressor(m.codec(), |dec| {
+                for selected in selected {
+                    let block = m.container().block_at(selected.offset)?;
+                    if block.length != selected.length
+                        || block.object_count != selected.record_count
+                    {
+                        return Err(Error::new(ErrorKind::Mismatch, selected.offset));
+                    }
+                    m.entries(&block, dec, |e| self.keep(&m, e, &mut entries))?;
+                    bytes_read += block.length;
+                    blocks_read += 1;
                 }
-            };
-            let block = m.container().block_at(selected.offset)?;
-            if block.length != selected.length || block.object_count != selected.record_count {
-                return Err(Error::new(ErrorKind::Mismatch, selected.offset));
-            }
-            let m: &Manifest<'_> = m;
-            m.entries(&block, dec, |e| self.keep(m, e, &mut entries))?;
-            bytes_read += block.length;
-            blocks_read += 1;
+                Ok(())
+            })?;
         }
         Ok(ManifestScan {
             file_name: String::new(),
@@ -775,7 +791,11 @@ impl PreparedScan {
     }
 
     /// [`scan_manifest`](Self::scan_manifest) from remote storage.
-    fn scan_remote_manifest(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
+    fn scan_remote_manifest(
+        &self,
+        meta: &ManifestFileMeta,
+        memo: &SchemaMemo<'_>,
+    ) -> Result<ManifestScan, ScanError> {
         let storage = &*self.table.storage;
         let dir = self.table.dir.join("manifest");
         let path = dir.join(&meta.file_name);
@@ -793,19 +813,21 @@ impl PreparedScan {
             Ok(Err(NoSidecar::Absent)) => ManifestRead::NoSidecar,
             Ok(Err(NoSidecar::Io(_))) => ManifestRead::SidecarUnreadable,
             Ok(Err(NoSidecar::Invalid(e))) => ManifestRead::SidecarInvalid(e),
-            Ok(Ok(sidecar)) => match self.remote_through_sidecar(&path, facts.length, &sidecar) {
-                Err(e) => return Err(io_err(&path)(e)),
-                Ok(Ok(scan)) => {
-                    return Ok(ManifestScan {
-                        file_name: meta.file_name.clone(),
-                        ..scan
-                    })
+            Ok(Ok(sidecar)) => {
+                match self.remote_through_sidecar(&path, facts.length, &sidecar, memo) {
+                    Err(e) => return Err(io_err(&path)(e)),
+                    Ok(Ok(scan)) => {
+                        return Ok(ManifestScan {
+                            file_name: meta.file_name.clone(),
+                            ..scan
+                        })
+                    }
+                    Ok(Err(e)) => ManifestRead::SidecarInvalid(e),
                 }
-                Ok(Err(e)) => ManifestRead::SidecarInvalid(e),
-            },
+            }
         };
         let whole = storage.read(&path).map_err(io_err(&path))?;
-        self.full_scan(meta, &path, &whole, read)
+        self.full_scan(meta, &path, &whole, read, memo)
     }
 
     /// Validates `sidecar` and selects its blocks for the query in one walk (the query's
@@ -851,6 +873,7 @@ impl PreparedScan {
         path: &std::path::Path,
         length: u64,
         sidecar: &FetchedSidecar<'_>,
+        memo: &SchemaMemo<'_>,
     ) -> std::io::Result<crate::Result<ManifestScan>> {
         let storage = &*self.table.storage;
         let (view, selected) = match self.select_fused(sidecar) {
@@ -888,7 +911,7 @@ impl PreparedScan {
             ranges.iter().map(|r| r.0).zip(got).collect()
         };
         let mut decode = || -> crate::Result<()> {
-            let m = Manifest::parse(header)?;
+            let m = memo.open(header)?;
             let mut dec = m.decompressor();
             let mut part = parts.iter().peekable();
             for &SelectedBlock {
@@ -1112,13 +1135,15 @@ impl PreparedScan {
         };
         let mut reconciler = self.reconciler();
         let mut done = 0u64;
+        let (json, known) = (OnceLock::new(), OnceLock::new());
+        let memo = SchemaMemo::new(&json, &known);
         for chunk in self.manifests.chunks(window) {
             let scans = match remote {
                 false => chunk
                     .par_iter()
-                    .map(|m| self.scan_manifest(m))
+                    .map(|m| self.scan_manifest_with(m, &memo))
                     .collect::<Result<Vec<_>, _>>()?,
-                true => self.scan_waiting(chunk, in_flight)?,
+                true => self.scan_waiting(chunk, in_flight, &memo)?,
             };
             for scan in scans {
                 reconciler.add(scan);
@@ -1136,6 +1161,7 @@ impl PreparedScan {
         &self,
         chunk: &[ManifestFileMeta],
         threads: usize,
+        memo: &SchemaMemo<'_>,
     ) -> Result<Vec<ManifestScan>, ScanError> {
         use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         let next = AtomicUsize::new(0);
@@ -1150,7 +1176,7 @@ impl PreparedScan {
                         let (Some(meta), Some(slot)) = (chunk.get(i), slots.get(i)) else {
                             break;
                         };
-                        let result = self.scan_manifest(meta);
+                        let result = self.scan_manifest_with(meta, memo);
                         if result.is_err() {
                             failed.store(true, Ordering::Relaxed);
                         }
@@ -1197,11 +1223,14 @@ impl PreparedScan {
             .iter()
             .map(|m| m.num_deleted_files.max(0))
             .sum();
-        // Unfiltered, every live file is kept: size for them up front (no regrowth copies).
+        // Unfiltered, every live file is kept: size for them up front (no regrowth copies),
+        // with room for the ADDs pending DELETEs will remove (see `Reconciler::add`). Only
+        // the part used is ever touched.
         let q = &self.query;
         let unfiltered = q.rows.is_none() && q.buckets.is_none() && q.filter.is_none();
+        let live = (adds - deletes).clamp(0, 1 << 26);
         let expect = match unfiltered {
-            true => usize::try_from((adds - deletes).clamp(0, 1 << 26)).unwrap_or(0),
+            true => usize::try_from(adds.clamp(0, live + live / 3 + (1 << 16))).unwrap_or(0),
             false => 0,
         };
         Reconciler {
@@ -1213,94 +1242,142 @@ impl PreparedScan {
                 ..ScanStats::default()
             },
             files: Vec::with_capacity(expect),
-            index: hashbrown::HashTable::with_capacity(expect),
+            deletes: Vec::new(),
+            resolve_min: RESOLVE_MIN_DELETES,
         }
     }
 }
 
-/// The reconciliation hash of a file: bucket and name (file names are unique within a table
-/// in practice, as writers put a UUID in them); equality still compares the whole key.
-fn key_hash(f: &DataFile) -> u64 {
-    use core::hash::{BuildHasher, Hash, Hasher};
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    f.bucket.hash(&mut h);
-    f.file_name.hash(&mut h);
-    h.finish()
+/// The manifest schema of a scan, compiled from the first manifest opened and reused for
+/// every manifest with the same schema JSON (see [`KnownSchema`]).
+struct SchemaMemo<'c> {
+    json: &'c OnceLock<Vec<u8>>,
+    known: &'c OnceLock<Option<KnownSchema<'c>>>,
 }
 
-fn same_key(a: &DataFile, b: &DataFile) -> bool {
-    a.bucket == b.bucket && a.file_name == b.file_name && a.partition == b.partition
+impl<'c> SchemaMemo<'c> {
+    fn new(json: &'c OnceLock<Vec<u8>>, known: &'c OnceLock<Option<KnownSchema<'c>>>) -> Self {
+        SchemaMemo { json, known }
+    }
+
+    /// Opens a manifest, compiling its schema only when it is not the memo's.
+    fn open<'f>(&self, bytes: &'f [u8]) -> crate::Result<Manifest<'f>>
+    where
+        'c: 'f,
+    {
+        let m = Manifest::parse_known(bytes, self.known.get().and_then(Option::as_ref))?;
+        if self.known.get().is_none() {
+            let json = self.json.get_or_init(|| m.schema_json().to_vec());
+            self.known.get_or_init(|| KnownSchema::parse(json).ok());
+        }
+        Ok(m)
+    }
 }
+
+/// Output buffers a thread's kept decompressor may hold (larger ones are dropped).
+const KEEP_DECOMPRESSOR_BYTES: usize = 8 << 20;
+
+std::thread_local! {
+    /// Each planning thread's decompressor, kept across manifests (a zstandard context
+    /// costs more to create than a small manifest costs to decode).
+    static DECOMPRESSOR: core::cell::RefCell<Option<Decompressor>> =
+        const { core::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's decompressor, set to `codec`.
+fn with_decompressor<R>(codec: Codec, f: impl FnOnce(&mut Decompressor) -> R) -> R {
+    let mut dec = DECOMPRESSOR
+        .with(|d| d.take())
+        .unwrap_or_else(|| Decompressor::new(codec));
+    dec.set_codec(codec);
+    let out = f(&mut dec);
+    if dec.capacity() <= KEEP_DECOMPRESSOR_BYTES {
+        DECOMPRESSOR.with(|d| d.replace(Some(dec)));
+    }
+    out
+}
+
+/// The order of a plan's files: partition bytes, bucket, file name.
+fn key_order(a: &DataFile, b: &DataFile) -> core::cmp::Ordering {
+    a.partition
+        .cmp(&b.partition)
+        .then(a.bucket.cmp(&b.bucket))
+        .then_with(|| a.file_name.cmp(&b.file_name))
+}
+
+/// [`key_order`], then the entries' positions in the snapshot (the order they were written).
+fn key_then_position(a: &DataFile, b: &DataFile) -> core::cmp::Ordering {
+    key_order(a, b).then(a.position.cmp(&b.position))
+}
+
+/// Pending DELETEs that make the reconciler resolve: below this many, never.
+const RESOLVE_MIN_DELETES: usize = 1 << 16;
 
 /// Reconciles manifest results in manifest order; see [`PreparedScan::reconciler`].
 ///
-/// The live files sit densely in one vector; a hash table of their positions finds them by
-/// `(partition, bucket, file name)`. A DELETE swaps the last file into the hole, so memory
-/// follows the live files (a table of 4-byte positions, not of whole files).
+/// Each entry carries its [`EntryPosition`], a total order over the snapshot's entries, so
+/// the reconciler need not replay them one by one against a table of live files: ADDs are
+/// appended as they come, DELETEs are set aside, and resolving sorts both by
+/// `(partition, bucket, file name, position)` and keeps, per file, the last ADD unless a
+/// later DELETE of the same file follows it — what replaying them in order would leave.
+/// The plan's sort and the reconciliation are then one parallel sort and one linear walk.
+/// Resolving also happens whenever the pending DELETEs reach a quarter of the ADDs held (and
+/// at least [`RESOLVE_MIN_DELETES`]), so memory stays proportional to the live files.
 #[derive(Debug)]
 pub struct Reconciler {
     snapshot: Option<u64>,
     stats: ScanStats,
+    /// ADDs not yet known to be dead.
     files: Vec<DataFile>,
-    index: hashbrown::HashTable<u32>,
+    /// DELETEs not yet applied to `files`.
+    deletes: Vec<DataFile>,
+    /// [`RESOLVE_MIN_DELETES`] (smaller in tests).
+    resolve_min: usize,
 }
 
 impl Reconciler {
-    fn find(&self, f: &DataFile, hash: u64) -> Option<u32> {
-        let files = &self.files;
-        self.index
-            .find(hash, |&i| {
-                files
-                    .get(usize::try_from(i).unwrap_or(usize::MAX))
-                    .is_some_and(|g| same_key(g, f))
-            })
-            .copied()
-    }
-
-    fn remove(&mut self, f: &DataFile) {
-        let hash = key_hash(f);
-        let files = &self.files;
-        let Ok(entry) = self.index.find_entry(hash, |&i| {
-            files
-                .get(usize::try_from(i).unwrap_or(usize::MAX))
-                .is_some_and(|g| same_key(g, f))
-        }) else {
-            return;
-        };
-        let (i, _) = entry.remove();
-        let Ok(at) = usize::try_from(i) else { return };
-        let last = self.files.len().saturating_sub(1);
-        self.files.swap_remove(at);
-        if at < last {
-            // The former last file now sits at `at`: repoint its entry.
-            if let Some(moved) = self.files.get(at) {
-                let last = u32::try_from(last).unwrap_or(u32::MAX);
-                if let Some(slot) = self.index.find_mut(key_hash(moved), |&j| j == last) {
-                    *slot = i;
-                }
+    /// Applies every pending DELETE to `files`, drops files an ADD of the same key replaced,
+    /// and leaves `files` sorted by [`key_order`] with one file per key.
+    fn resolve(&mut self) {
+        use rayon::slice::ParallelSliceMut;
+        let files = &mut self.files;
+        let deletes = &mut self.deletes;
+        files.par_sort_unstable_by(key_then_position);
+        deletes.par_sort_unstable_by(key_then_position);
+        let mut kept = 0usize;
+        let mut next_delete = 0usize;
+        let mut at = 0usize;
+        while let Some(first) = files.get(at) {
+            // The run of ADDs of one file: the last one (the latest position) wins.
+            let mut end = at + 1;
+            while files.get(end).is_some_and(|f| key_order(f, first).is_eq()) {
+                end += 1;
             }
+            let Some(winner) = files.get(end - 1) else {
+                break;
+            };
+            while deletes
+                .get(next_delete)
+                .is_some_and(|d| key_order(d, winner).is_lt())
+            {
+                next_delete += 1;
+            }
+            let mut last_delete = None;
+            while let Some(d) = deletes
+                .get(next_delete)
+                .filter(|d| key_order(d, winner).is_eq())
+            {
+                last_delete = Some(d.position);
+                next_delete += 1;
+            }
+            if last_delete.is_none_or(|d| d < winner.position) {
+                files.swap(kept, end - 1);
+                kept += 1;
+            }
+            at = end;
         }
-    }
-
-    fn insert(&mut self, f: DataFile) {
-        let hash = key_hash(&f);
-        match self.find(&f, hash) {
-            Some(i) => {
-                if let Some(slot) = self.files.get_mut(usize::try_from(i).unwrap_or(usize::MAX)) {
-                    *slot = f;
-                }
-            }
-            None => {
-                let i = u32::try_from(self.files.len()).unwrap_or(u32::MAX);
-                self.files.push(f);
-                let files = &self.files;
-                self.index.insert_unique(hash, i, |&j| {
-                    files
-                        .get(usize::try_from(j).unwrap_or(usize::MAX))
-                        .map_or(0, key_hash)
-                });
-            }
-        }
+        files.truncate(kept);
+        deletes.clear();
     }
 
     /// Applies the next manifest's result (entries moved, not copied).
@@ -1323,30 +1400,105 @@ impl Reconciler {
             .entries_matched
             .saturating_add(crate::error::off(scan.entries.len()));
         for e in scan.entries {
-            if e.delete {
-                self.remove(&e.file);
-            } else {
-                self.insert(e.file);
+            match e.delete {
+                true => self.deletes.push(e.file),
+                false => self.files.push(e.file),
             }
+        }
+        let pending = self.deletes.len();
+        if pending >= self.resolve_min && pending.saturating_mul(4) > self.files.len() {
+            self.resolve();
         }
     }
 
-    /// Live files so far.
+    /// Files held so far: the live files, and until the pending DELETEs are applied, the
+    /// files they will remove.
     pub fn live_files(&self) -> usize {
         self.files.len()
     }
 
     /// The plan: live files sorted by (partition, bucket, file name), and the totals.
-    pub fn finish(self) -> ScanPlan {
-        drop(self.index);
-        let mut files = self.files;
-        files.sort_unstable_by(|a, b| {
-            (&a.partition, a.bucket, &a.file_name).cmp(&(&b.partition, b.bucket, &b.file_name))
-        });
+    pub fn finish(mut self) -> ScanPlan {
+        self.resolve();
+        let files = self.files;
         ScanPlan {
             snapshot: self.snapshot,
             files,
             stats: self.stats,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::collections::BTreeMap;
+    use lakecore_testkit::rng::Rng;
+
+    fn scan(entries: Vec<ScanEntry>) -> ManifestScan {
+        ManifestScan {
+            file_name: String::new(),
+            read: ManifestRead::NoSidecar,
+            blocks_total: 1,
+            blocks_read: 1,
+            bytes_total: 0,
+            bytes_read: 0,
+            sidecar_bytes: 0,
+            entries,
+        }
+    }
+
+    /// Random ADD/DELETE sequences over few keys (so files are re-added, added twice,
+    /// deleted before and after), fed in manifests: the reconciler must leave what replaying
+    /// the entries one by one into a map leaves, with or without resolving on the way.
+    #[test]
+    fn reconciler_matches_an_in_order_replay() {
+        let mut rng = Rng::new(22);
+        for case in 0..400u32 {
+            let keys = 1 + rng.next_u64() % 40;
+            let manifests = 1 + rng.next_u64() % 12;
+            let resolve_min = [1usize, 3, 1 << 20][case as usize % 3];
+            let mut model: BTreeMap<(Vec<u8>, i32, String), DataFile> = BTreeMap::new();
+            let mut r = Reconciler {
+                snapshot: None,
+                stats: ScanStats::default(),
+                files: Vec::new(),
+                deletes: Vec::new(),
+                resolve_min,
+            };
+            for m in 0..manifests {
+                let mut entries = Vec::new();
+                for i in 0..rng.next_u64() % 30 {
+                    let k = rng.next_u64() % keys;
+                    let file = DataFile {
+                        partition: alloc::vec![0, 0, 0, 1, (k % 3) as u8],
+                        bucket: (k % 2) as i32,
+                        file_name: alloc::format!("data-{k}.parquet"),
+                        row_count: (m * 100 + i) as i64,
+                        position: EntryPosition {
+                            manifest: m as u32,
+                            block: 0,
+                            entry: i as u32,
+                        },
+                        ..DataFile::default()
+                    };
+                    let delete = rng.next_u64() % 3 == 0;
+                    let key = (file.partition.clone(), file.bucket, file.file_name.clone());
+                    match delete {
+                        true => {
+                            model.remove(&key);
+                        }
+                        false => {
+                            model.insert(key, file.clone());
+                        }
+                    }
+                    entries.push(ScanEntry { delete, file });
+                }
+                r.add(scan(entries));
+            }
+            let plan = r.finish();
+            let expected: Vec<DataFile> = model.into_values().collect();
+            assert_eq!(plan.files, expected, "case {case}");
         }
     }
 }
