@@ -122,6 +122,11 @@ fn partition_column(
         .iter()
         .map(|(_, ty)| Key::new(*ty))
         .collect::<Result<Vec<_>, _>>()?;
+    if builders.is_empty() {
+        return Ok(Arc::new(StructArray::new_empty_fields(files.len(), None)));
+    }
+    // Files of one partition come together in a plan: parse each partition once.
+    let mut last: Option<(&[u8], crate::sidecar::BinaryRow<'_>)> = None;
     for f in files {
         let bad = |e: crate::Error| {
             query(alloc::format!(
@@ -129,9 +134,16 @@ fn partition_column(
                 f.file_name
             ))
         };
-        let row = crate::sidecar::BinaryRow::from_partition(&f.partition, 0).map_err(bad)?;
+        let row = match &last {
+            Some((bytes, row)) if *bytes == f.partition.as_slice() => row,
+            _ => {
+                let row =
+                    crate::sidecar::BinaryRow::from_partition(&f.partition, 0).map_err(bad)?;
+                &last.insert((f.partition.as_slice(), row)).1
+            }
+        };
         for (b, i) in builders.iter_mut().zip(0u32..) {
-            b.push(&row, i).map_err(bad)?;
+            b.push(row, i).map_err(bad)?;
         }
     }
     let arrays: Vec<ArrayRef> = builders.iter_mut().map(Key::finish).collect();
@@ -178,23 +190,43 @@ pub fn plan_batch(
     let files = &plan.files;
     let n = files.len();
     let mut file_name = StringBuilder::with_capacity(n, n * 48);
-    let mut path = StringBuilder::with_capacity(n, n * 96);
+    // Files of one bucket share their directory (and the plan lists them together).
+    let mut dir: Option<(&[u8], i32, String)> = None;
+    let mut full = String::new();
+    let path_bytes = match (schema, files.first()) {
+        (Some(s), Some(f)) => table.data_file_path(s, f).map_or(96, |p| p.len() + 8),
+        _ => 0,
+    };
+    let mut path = StringBuilder::with_capacity(n, n * path_bytes);
     let mut i32s: [Int32Builder; 4] = core::array::from_fn(|_| Int32Builder::with_capacity(n));
     let mut i64s: [Int64Builder; 7] = core::array::from_fn(|_| Int64Builder::with_capacity(n));
     let mut creation_time = TimestampMillisecondBuilder::with_capacity(n);
-    let mut external_path = StringBuilder::new();
-    let mut write_cols = ListBuilder::new(StringBuilder::new());
-    let mut extra_files = ListBuilder::new(StringBuilder::new());
+    let mut external_path = StringBuilder::with_capacity(n, 0);
+    let mut write_cols = ListBuilder::with_capacity(StringBuilder::new(), n);
+    let mut extra_files = ListBuilder::with_capacity(StringBuilder::new(), n);
     for f in files {
         file_name.append_value(&f.file_name);
-        match schema {
-            Some(s) => path.append_value(table.data_file_path(s, f).map_err(|e| {
-                query(alloc::format!(
-                    "data file {}: its partition is invalid ({e})",
-                    f.file_name
-                ))
-            })?),
-            None => path.append_null(),
+        match (schema, &f.external_path) {
+            (None, _) => path.append_null(),
+            (Some(_), Some(external)) => path.append_value(external),
+            (Some(s), None) => {
+                let d = match &dir {
+                    Some((p, b, d)) if *p == f.partition.as_slice() && *b == f.bucket => d,
+                    _ => {
+                        let d = table.bucket_dir(s, &f.partition, f.bucket).map_err(|e| {
+                            query(alloc::format!(
+                                "data file {}: its partition is invalid ({e})",
+                                f.file_name
+                            ))
+                        })?;
+                        &dir.insert((f.partition.as_slice(), f.bucket, d)).2
+                    }
+                };
+                full.clear();
+                full.push_str(d);
+                full.push_str(&f.file_name);
+                path.append_value(&full);
+            }
         }
         let [bucket, total, level, source] = &mut i32s;
         bucket.append_value(f.bucket);
@@ -280,4 +312,58 @@ pub fn write_ipc(
 pub fn partition_type(schema: &TableSchema) -> Result<DataType, ScanError> {
     let col = partition_column(Some(schema), &[])?;
     Ok(col.data_type().clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Array, StringArray};
+
+    /// The batch's `path` and `partition` columns (built with a directory and a parsed
+    /// partition reused across the files of a bucket) equal what each file gives alone.
+    #[test]
+    fn paths_and_partitions_equal_the_per_file_forms() {
+        for table in ["part_append_rs", "bucket4_rs"] {
+            let dir = std::format!(
+                "{}/tests/data/paimon/warehouse/sc.db/{table}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let t = Table::open(&dir).unwrap();
+            let plan = t.plan(None, &super::super::ScanQuery::default()).unwrap();
+            let snapshot = t.snapshot(plan.snapshot.unwrap()).unwrap();
+            let schema = t.schema(snapshot.schema_id).unwrap();
+            let batch = plan_batch(&t, Some(&schema), &plan).unwrap();
+            let paths = batch
+                .column_by_name("path")
+                .unwrap()
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .unwrap();
+            assert!(plan.files.len() > 10, "{table}");
+            let mut dirs = std::collections::BTreeSet::new();
+            for (i, f) in plan.files.iter().enumerate() {
+                let alone = t.data_file_path(&schema, f).unwrap();
+                assert_eq!(paths.value(i), alone, "{table} file {i}");
+                dirs.insert(alone.rsplit_once('/').unwrap().0.to_string());
+            }
+            assert!(dirs.len() > 1, "{table}: one directory only");
+            let partition = batch.column_by_name("partition").unwrap();
+            let one_by_one: Vec<ArrayRef> = plan
+                .files
+                .iter()
+                .map(|f| {
+                    let single = ScanPlan {
+                        snapshot: plan.snapshot,
+                        files: alloc::vec![f.clone()],
+                        stats: plan.stats,
+                    };
+                    let b = plan_batch(&t, Some(&schema), &single).unwrap();
+                    b.column_by_name("partition").unwrap().clone()
+                })
+                .collect();
+            for (i, single) in one_by_one.iter().enumerate() {
+                assert_eq!(&partition.slice(i, 1), single, "{table} file {i}");
+            }
+        }
+    }
 }

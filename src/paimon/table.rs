@@ -779,12 +779,24 @@ impl Table {
         if let Some(p) = &file.external_path {
             return Ok(p.clone());
         }
+        let mut path = self.bucket_dir(schema, &file.partition, file.bucket)?;
+        path.push_str(&file.file_name);
+        Ok(path)
+    }
+
+    /// The directory of a bucket's data files, with its trailing `/`:
+    /// `<table>/<partition path>bucket-<n>/`.
+    pub fn bucket_dir(
+        &self,
+        schema: &TableSchema,
+        partition: &[u8],
+        bucket: i32,
+    ) -> crate::Result<String> {
         Ok(alloc::format!(
-            "{}/{}bucket-{}/{}",
+            "{}/{}bucket-{}/",
             self.dir.display(),
-            schema.partition_path(&file.partition)?,
-            file.bucket,
-            file.file_name
+            schema.partition_path(partition)?,
+            bucket
         ))
     }
 }
