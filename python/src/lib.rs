@@ -613,14 +613,13 @@ fn name_columns(
                     .as_ref()
                     .is_some_and(|(p, b, _)| *p == f.partition.as_slice() && *b == f.bucket);
                 if !same {
-                    let part = s.partition_path(&f.partition).map_err(|e| {
+                    let prefix = table.bucket_dir(s, &f.partition, f.bucket).map_err(|e| {
                         Fail::invalid(
                             Some(f.file_name.clone()),
                             &format!("the partition of data file {}", f.file_name),
                             e,
                         )
                     })?;
-                    let prefix = format!("{}/{part}bucket-{}/", table.dir().display(), f.bucket);
                     dir_of = Some((f.partition.as_slice(), f.bucket, prefix));
                 }
                 let prefix = dir_of.as_ref().map_or("", |(_, _, p)| p.as_str());
