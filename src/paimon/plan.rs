@@ -1482,7 +1482,7 @@ mod tests {
                         },
                         ..DataFile::default()
                     };
-                    let delete = rng.next_u64() % 3 == 0;
+                    let delete = rng.next_u64().is_multiple_of(3);
                     let key = (file.partition.clone(), file.bucket, file.file_name.clone());
                     match delete {
                         true => {
