@@ -1322,7 +1322,7 @@ const RESOLVE_MIN_DELETES: usize = 1 << 16;
 /// later DELETE of the same file follows it — what replaying them in order would leave.
 /// The plan's sort and the reconciliation are then one parallel sort and one linear walk.
 /// Resolving also happens whenever the pending DELETEs reach a quarter of the ADDs held (and
-/// at least [`RESOLVE_MIN_DELETES`]), so memory stays proportional to the live files.
+/// at least 65,536), so memory stays proportional to the live files.
 #[derive(Debug)]
 pub struct Reconciler {
     snapshot: Option<u64>,
