@@ -470,7 +470,7 @@ fn partition_struct(schema: Option<&TableSchema>, files: &[DataFile]) -> Result<
         let Some(schema) = schema else { continue };
         if last
             .as_ref()
-            .is_none_or(|(b, _)| *b != f.partition.as_slice())
+            .is_none_or(|(b, _)| *b != &*f.partition)
         {
             let values = schema.partition_values(&f.partition).map_err(|e| {
                 Fail::invalid(
@@ -520,7 +520,7 @@ fn split_rows(table: &Table, plan: &ScanPlan) -> Result<Vec<SplitRow>, Fail> {
         .files
         .iter()
         .enumerate()
-        .map(|(i, f)| ((f.partition.as_slice(), f.bucket, f.file_name.as_str()), i))
+        .map(|(i, f)| ((&*f.partition, f.bucket, f.file_name.as_str()), i))
         .collect();
     let mut out = Vec::new();
     for s in table.splits(plan)? {
@@ -528,7 +528,7 @@ fn split_rows(table: &Table, plan: &ScanPlan) -> Result<Vec<SplitRow>, Fail> {
         let mut deletions = Vec::with_capacity(s.files.len());
         for f in &s.files {
             let key = (
-                f.file.partition.as_slice(),
+                &*f.file.partition,
                 f.file.bucket,
                 f.file.file_name.as_str(),
             );
@@ -611,7 +611,7 @@ fn name_columns(
                 // `Table::data_file_path`'s result without decoding the partition per file.
                 let same = dir_of
                     .as_ref()
-                    .is_some_and(|(p, b, _)| *p == f.partition.as_slice() && *b == f.bucket);
+                    .is_some_and(|(p, b, _)| *p == &*f.partition && *b == f.bucket);
                 if !same {
                     let prefix = table.bucket_dir(s, &f.partition, f.bucket).map_err(|e| {
                         Fail::invalid(
@@ -620,7 +620,7 @@ fn name_columns(
                             e,
                         )
                     })?;
-                    dir_of = Some((f.partition.as_slice(), f.bucket, prefix));
+                    dir_of = Some((&*f.partition, f.bucket, prefix));
                 }
                 let prefix = dir_of.as_ref().map_or("", |(_, _, p)| p.as_str());
                 path.bytes2(prefix.as_bytes(), f.file_name.as_bytes());

@@ -135,11 +135,11 @@ fn partition_column(
             ))
         };
         let row = match &last {
-            Some((bytes, row)) if *bytes == f.partition.as_slice() => row,
+            Some((bytes, row)) if *bytes == &*f.partition => row,
             _ => {
                 let row =
                     crate::sidecar::BinaryRow::from_partition(&f.partition, 0).map_err(bad)?;
-                &last.insert((f.partition.as_slice(), row)).1
+                &last.insert((&*f.partition, row)).1
             }
         };
         for (b, i) in builders.iter_mut().zip(0u32..) {
@@ -211,7 +211,7 @@ pub fn plan_batch(
             (Some(_), Some(external)) => path.append_value(external),
             (Some(s), None) => {
                 let d = match &dir {
-                    Some((p, b, d)) if *p == f.partition.as_slice() && *b == f.bucket => d,
+                    Some((p, b, d)) if *p == &*f.partition && *b == f.bucket => d,
                     _ => {
                         let d = table.bucket_dir(s, &f.partition, f.bucket).map_err(|e| {
                             query(alloc::format!(
@@ -219,7 +219,7 @@ pub fn plan_batch(
                                 f.file_name
                             ))
                         })?;
-                        &dir.insert((f.partition.as_slice(), f.bucket, d)).2
+                        &dir.insert((&*f.partition, f.bucket, d)).2
                     }
                 };
                 full.clear();

@@ -37,6 +37,7 @@ use crate::io::map_file;
 use crate::sidecar::{ManifestFacts, SelectedBlock};
 use crate::{Error, ErrorKind};
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use std::sync::OnceLock;
 
@@ -532,8 +533,9 @@ pub struct EntryPosition {
 /// A live data file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DataFile {
-    /// `_PARTITION` bytes (4-byte arity + BinaryRow).
-    pub partition: Vec<u8>,
+    /// `_PARTITION` bytes (4-byte arity + BinaryRow), shared by the files of a manifest
+    /// that have the same partition (one allocation per run of them, not per file).
+    pub partition: Arc<[u8]>,
     /// Bucket.
     pub bucket: i32,
     /// File name.
@@ -1064,10 +1066,15 @@ impl PreparedScan {
                 it.map(|r| r.map(String::from))
                     .collect::<crate::Result<Vec<String>>>()
             };
+            // Entries of a manifest mostly come in runs of one partition: share its bytes.
+            let partition = match out.last() {
+                Some(last) if *last.file.partition == *partition => last.file.partition.clone(),
+                _ => Arc::from(partition),
+            };
             out.push(ScanEntry {
                 delete,
                 file: DataFile {
-                    partition: partition.to_vec(),
+                    partition,
                     bucket,
                     file_name: name.into(),
                     total_buckets: total,
@@ -1299,8 +1306,11 @@ fn with_decompressor<R>(codec: Codec, f: impl FnOnce(&mut Decompressor) -> R) ->
 
 /// The order of a plan's files: partition bytes, bucket, file name.
 fn key_order(a: &DataFile, b: &DataFile) -> core::cmp::Ordering {
-    a.partition
-        .cmp(&b.partition)
+    let partition = match Arc::ptr_eq(&a.partition, &b.partition) {
+        true => core::cmp::Ordering::Equal,
+        false => a.partition.cmp(&b.partition),
+    };
+    partition
         .then(a.bucket.cmp(&b.bucket))
         .then_with(|| a.file_name.cmp(&b.file_name))
 }
@@ -1471,7 +1481,7 @@ mod tests {
                 for i in 0..rng.next_u64() % 30 {
                     let k = rng.next_u64() % keys;
                     let file = DataFile {
-                        partition: alloc::vec![0, 0, 0, 1, (k % 3) as u8],
+                        partition: Arc::from(&[0, 0, 0, 1, (k % 3) as u8][..]),
                         bucket: (k % 2) as i32,
                         file_name: alloc::format!("data-{k}.parquet"),
                         row_count: (m * 100 + i) as i64,
@@ -1483,7 +1493,7 @@ mod tests {
                         ..DataFile::default()
                     };
                     let delete = rng.next_u64().is_multiple_of(3);
-                    let key = (file.partition.clone(), file.bucket, file.file_name.clone());
+                    let key = (file.partition.to_vec(), file.bucket, file.file_name.clone());
                     match delete {
                         true => {
                             model.remove(&key);

@@ -249,7 +249,7 @@ impl Table {
                 }
                 out.push(Split {
                     snapshot,
-                    partition: head.partition.clone(),
+                    partition: head.partition.to_vec(),
                     partition_values: partition_values.clone(),
                     bucket: head.bucket,
                     total_buckets: head.total_buckets,

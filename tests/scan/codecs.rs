@@ -52,7 +52,7 @@ fn plan_rows(plan: &ScanPlan) -> BTreeSet<Row> {
         .iter()
         .map(|f| {
             (
-                f.partition.clone(),
+                f.partition.to_vec(),
                 f.bucket,
                 f.file_name.clone(),
                 f.row_count,

@@ -366,7 +366,7 @@ fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result
             line.push(b',');
         }
         line.extend_from_slice(b"{\"partition_hex\":\"");
-        for &b in &f.partition {
+        for &b in f.partition.iter() {
             line.push(HEX[usize::from(b >> 4)]);
             line.push(HEX[usize::from(b & 15)]);
         }
