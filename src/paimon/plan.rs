@@ -1220,22 +1220,19 @@ impl PreparedScan {
     /// as they arrive and drop them, so memory follows the live files rather than every
     /// entry of the snapshot.
     pub fn reconciler(&self) -> Reconciler {
-        let adds: i64 = self
-            .manifests
-            .iter()
-            .map(|m| m.num_added_files.max(0))
-            .sum();
-        let deletes: i64 = self
-            .manifests
-            .iter()
-            .map(|m| m.num_deleted_files.max(0))
-            .sum();
+        // The manifest list's counts are claims: summed without overflow, whatever they say.
+        let (adds, deletes) = self.manifests.iter().fold((0i64, 0i64), |(a, d), m| {
+            (
+                a.saturating_add(m.num_added_files.max(0)),
+                d.saturating_add(m.num_deleted_files.max(0)),
+            )
+        });
         // Unfiltered, every live file is kept: size for them up front (no regrowth copies),
         // with room for the ADDs pending DELETEs will remove (see `Reconciler::add`). Only
         // the part used is ever touched.
         let q = &self.query;
         let unfiltered = q.rows.is_none() && q.buckets.is_none() && q.filter.is_none();
-        let live = (adds - deletes).clamp(0, 1 << 26);
+        let live = adds.saturating_sub(deletes).clamp(0, 1 << 26);
         let expect = match unfiltered {
             true => usize::try_from(adds.clamp(0, live + live / 3 + (1 << 16))).unwrap_or(0),
             false => 0,
