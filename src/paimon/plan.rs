@@ -914,42 +914,43 @@ impl PreparedScan {
         };
         let mut decode = || -> crate::Result<()> {
             let m = memo.open(header)?;
-            let mut dec = m.decompressor();
-            let mut part = parts.iter().peekable();
-            for &SelectedBlock {
-                offset,
-                length: len,
-                record_count: count,
-                ..
-            } in &selected
-            {
-                // Parts and blocks are both in file order: advance to the part holding it.
-                let bytes = loop {
-                    let Some((start, bytes)) = part.peek() else {
-                        return Err(Error::new(ErrorKind::OutOfBounds, offset));
-                    };
-                    let part_end = start.saturating_add(crate::error::off(bytes.len()));
-                    let inside = offset
-                        .checked_sub(*start)
-                        .and_then(|at| usize::try_from(at).ok())
-                        .and_then(|at| bytes.get(at..))
-                        .filter(|_| offset.checked_add(len).is_some_and(|end| end <= part_end));
-                    match inside {
-                        Some(b) => break b,
-                        None => {
-                            part.next();
+            with_decompressor(m.codec(), |dec| {
+                let mut part = parts.iter().peekable();
+                for &SelectedBlock {
+                    offset,
+                    length: len,
+                    record_count: count,
+                    ..
+                } in &selected
+                {
+                    // Parts and blocks are both in file order: advance to the part holding it.
+                    let bytes = loop {
+                        let Some((start, bytes)) = part.peek() else {
+                            return Err(Error::new(ErrorKind::OutOfBounds, offset));
+                        };
+                        let part_end = start.saturating_add(crate::error::off(bytes.len()));
+                        let inside = offset
+                            .checked_sub(*start)
+                            .and_then(|at| usize::try_from(at).ok())
+                            .and_then(|at| bytes.get(at..))
+                            .filter(|_| offset.checked_add(len).is_some_and(|end| end <= part_end));
+                        match inside {
+                            Some(b) => break b,
+                            None => {
+                                part.next();
+                            }
                         }
+                    };
+                    let block = m.container().block_in(bytes, offset)?;
+                    if block.length != len || block.object_count != count {
+                        return Err(Error::new(ErrorKind::Mismatch, offset));
                     }
-                };
-                let block = m.container().block_in(bytes, offset)?;
-                if block.length != len || block.object_count != count {
-                    return Err(Error::new(ErrorKind::Mismatch, offset));
+                    m.entries(&block, dec, |e| self.keep(&m, e, &mut scan.entries))?;
+                    scan.bytes_read += len;
+                    scan.blocks_read += 1;
                 }
-                m.entries(&block, &mut dec, |e| self.keep(&m, e, &mut scan.entries))?;
-                scan.bytes_read += len;
-                scan.blocks_read += 1;
-            }
-            Ok(())
+                Ok(())
+            })
         };
         if let Err(e) = decode() {
             return Ok(Err(e));
