@@ -372,6 +372,7 @@ impl Table {
             return Ok(PreparedScan {
                 table: self.clone(),
                 snapshot: None,
+                schema: None,
                 manifests: Vec::new(),
                 pruned: 0,
                 pruned_bytes: 0,
@@ -406,6 +407,7 @@ impl Table {
         Ok(PreparedScan {
             table: self.clone(),
             snapshot: Some(snap),
+            schema: Some(schema),
             pruned: crate::error::off(listed - manifests.len()),
             pruned_bytes,
             manifests,
@@ -589,6 +591,7 @@ pub struct ScanPlan {
 pub struct PreparedScan {
     table: Table,
     snapshot: Option<Snapshot>,
+    schema: Option<TableSchema>,
     manifests: Vec<ManifestFileMeta>,
     pruned: u64,
     pruned_bytes: u64,
@@ -600,6 +603,13 @@ impl PreparedScan {
     /// The snapshot (`None` for a table without snapshots).
     pub fn snapshot(&self) -> Option<&Snapshot> {
         self.snapshot.as_ref()
+    }
+
+    /// The snapshot's table schema, read once when the scan was prepared (`None` without a
+    /// snapshot): what [`arrow::plan_batch`](super::arrow::plan_batch) and
+    /// [`Table::data_file_path`] take, without reading the schema file again.
+    pub fn schema(&self) -> Option<&TableSchema> {
+        self.schema.as_ref()
     }
 
     /// The options the scan was prepared with.

@@ -302,12 +302,8 @@ pub fn run(args: &Args) -> CliResult {
     let plan = plan_parallel(&prepared, !args.json).map_err(failure)?;
 
     if let Some(out) = &args.arrow {
-        let schema = match prepared.snapshot() {
-            Some(s) => Some(table.schema(s.schema_id).map_err(failure)?),
-            None => None,
-        };
-        let batch =
-            lakecore::paimon::arrow::plan_batch(&table, schema.as_ref(), &plan).map_err(failure)?;
+        let batches = lakecore::paimon::arrow::plan_batches(&table, prepared.schema(), &plan)
+            .map_err(failure)?;
         let arrow_err = |e: arrow_schema::ArrowError| Failure::Io {
             context: "writing the plan as Arrow IPC".into(),
             error: std::io::Error::other(e),
@@ -315,10 +311,10 @@ pub fn run(args: &Args) -> CliResult {
         if out.as_os_str() == "-" {
             let stdout = std::io::stdout();
             let w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            return lakecore::paimon::arrow::write_ipc(&batch, w, true).map_err(arrow_err);
+            return lakecore::paimon::arrow::write_ipc(&batches, w, true).map_err(arrow_err);
         }
         let mut bytes = Vec::new();
-        lakecore::paimon::arrow::write_ipc(&batch, &mut bytes, false).map_err(arrow_err)?;
+        lakecore::paimon::arrow::write_ipc(&batches, &mut bytes, false).map_err(arrow_err)?;
         return crate::util::write_atomic(out, &bytes);
     }
     if args.splits {
@@ -346,11 +342,7 @@ pub fn run(args: &Args) -> CliResult {
             })?;
         return Ok(());
     }
-    let schema = match prepared.snapshot() {
-        Some(s) => Some(table.schema(s.schema_id).map_err(failure)?),
-        None => None,
-    };
-    report(args, &plan, schema.as_ref());
+    report(args, &plan, prepared.schema());
     Ok(())
 }
 
