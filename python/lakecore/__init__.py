@@ -35,25 +35,6 @@ __all__ = [
     "IoError",
 ]
 
-# Type tags of the extension's columns -> pyarrow types (variable-length and nested ones are
-# built below).
-_TYPES: dict[str, pa.DataType] = {
-    "bool": pa.bool_(),
-    "int8": pa.int8(),
-    "int16": pa.int16(),
-    "int32": pa.int32(),
-    "int64": pa.int64(),
-    "float32": pa.float32(),
-    "float64": pa.float64(),
-    "date32": pa.date32(),
-    "timestamp_ms": pa.timestamp("ms"),
-    "string": pa.string(),
-    "large_string": pa.large_string(),
-    "binary": pa.binary(),
-    "large_binary": pa.large_binary(),
-}
-
-
 def _buffer(lent: tuple | None) -> pa.Buffer | None:
     """A buffer the extension lends as ``(owner, address, length)``: a pyarrow buffer over
     those bytes in place, keeping ``owner`` (which holds them) alive."""
@@ -63,26 +44,6 @@ def _buffer(lent: tuple | None) -> pa.Buffer | None:
     if length == 0:
         return pa.py_buffer(b"")
     return pa.foreign_buffer(address, length, base=owner)
-
-
-def _array(spec: tuple) -> pa.Array:
-    """A pyarrow array over the buffers of one extension column (no copy)."""
-    _name, tag, length, nulls, validity, bufs, children = spec
-    vbuf = _buffer(validity)
-    kids = [_array(c) for c in children]
-    buffers = [vbuf, *(_buffer(b) for b in bufs)]
-    if tag == "struct":
-        ty = pa.struct([pa.field(c[0], k.type) for c, k in zip(children, kids)])
-        return pa.Array.from_buffers(ty, length, [vbuf], null_count=nulls, children=kids)
-    if tag in ("list", "large_list"):
-        ty = (pa.list_ if tag == "list" else pa.large_list)(kids[0].type)
-        # (validity, offsets): the extension's unused data buffer of a list is dropped.
-        return pa.Array.from_buffers(ty, length, buffers[:2], null_count=nulls, children=kids)
-    if tag.startswith("decimal:"):
-        ty = pa.decimal128(38, int(tag.split(":", 1)[1]))
-    else:
-        ty = _TYPES[tag]
-    return pa.Array.from_buffers(ty, length, buffers, null_count=nulls)
 
 
 def _pairs(conditions: Mapping[str, Any] | Iterable[tuple[str, Any]] | None,
@@ -253,11 +214,13 @@ class Table:
             sidecars=query.get("sidecars", True),
             splits=splits,
         )
-        snapshot_id, stats, cols = got[0], got[1], got[2]
-        arrays = [_array(c) for c in cols]
+        snapshot_id, stats, exported = got[0], got[1], got[2]
+        # Record batches through the Arrow C data interface: the buffers arrow-rs built,
+        # owned by pyarrow from here on (no copy).
+        batches = [pa.RecordBatch._import_from_c_capsule(s, a) for s, a in exported]
         metadata = {"snapshot": "" if snapshot_id is None else str(snapshot_id)}
         metadata.update({f"stats.{k}": str(v) for k, v in stats.items()})
-        table = pa.Table.from_arrays(arrays, names=[c[0] for c in cols], metadata=metadata)
+        table = pa.Table.from_batches(batches).replace_schema_metadata(metadata)
         return table, (got[3] if splits else None)
 
     def splits(self, filter: str | None = None, **kwargs: Any) -> list[Split]:

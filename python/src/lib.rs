@@ -1,21 +1,26 @@
 //! `lakecore._lakecore`: the PyO3 extension module behind the Python package `lakecore`.
 //!
-//! The module does the work (planning, sidecar selection, BLOB merges) with the GIL released
-//! and hands Arrow buffers back as `bytes`; the pure-Python layer (`lakecore/__init__.py`)
-//! wraps them in `pyarrow` arrays with `Array.from_buffers` (no per-row Python objects), maps
-//! the `.blob` files itself for the zero-copy BLOB column, and raises the typed exceptions.
+//! The module does the work (planning, sidecar selection, BLOB merges) with the GIL released.
+//! Plans come back as arrow-rs record batches through the Arrow C data interface (PyCapsules
+//! pyarrow imports without a copy); BLOB columns as buffers lent in place, which the
+//! pure-Python layer (`lakecore/__init__.py`) wraps with `Array.from_buffers` (no per-row
+//! Python objects) next to the `.blob` files it maps itself. That layer also raises the
+//! typed exceptions.
 //! Users call the Python layer, not this module.
 
+use arrow_array::{Array, RecordBatch, StructArray};
+use arrow_data::ffi::FFI_ArrowArray;
+use arrow_schema::ffi::FFI_ArrowSchema;
 use lakecore::paimon::blob::descriptor::{decode, DescriptorColumnRead};
 use lakecore::paimon::blob::{column_kind, BlobColumnRead, BlobReadError, ColumnKind, ReadOptions};
 use lakecore::paimon::{
-    DataFile, Filter, PartitionType, PartitionValue, ScanError, ScanOptions, ScanPlan, ScanQuery,
-    SnapshotSpec, Table, TableSchema, DEFAULT_PARTITION_NAME,
+    Filter, ScanError, ScanOptions, ScanPlan, ScanQuery, SnapshotSpec, Table,
+    DEFAULT_PARTITION_NAME,
 };
 use lakecore::select::RowRange;
 use lakecore::sidecar::Sidecar;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList, PyTuple};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -158,159 +163,26 @@ fn raise(py: Python<'_>, fail: Fail) -> PyErr {
 }
 
 // ---------------------------------------------------------------------------------------
-// Arrow columns as plain buffers (the C data layout), turned into pyarrow arrays in Python.
+// Arrow data handed to pyarrow: plans through the Arrow C data interface, BLOB columns as
+// lent buffers.
 
-/// One Arrow array: its type tag (see `lakecore/__init__.py::_TYPES`), length, validity
-/// bitmap (only when there are nulls), buffers and children.
-struct Col {
-    ty: String,
-    len: usize,
-    nulls: usize,
-    valid: Vec<bool>,
-    /// The validity bitmap, made by `finish` when there are nulls.
-    bitmap: Option<Vec<u8>>,
-    bufs: Vec<Vec<u8>>,
-    children: Vec<(String, Col)>,
+/// A record batch as the Arrow C data interface's two PyCapsules (`arrow_schema`,
+/// `arrow_array`), what `pyarrow.RecordBatch._import_from_c_capsule` takes. The buffers stay
+/// where arrow-rs built them; pyarrow releases them through the interface's callback. A
+/// capsule never imported releases its struct when Python frees it.
+type Exported = (FFI_ArrowSchema, FFI_ArrowArray);
+
+fn export(batch: RecordBatch) -> Result<Exported, Fail> {
+    let schema = FFI_ArrowSchema::try_from(batch.schema().as_ref())
+        .map_err(|e| Fail::Value(format!("internal: the plan's Arrow schema: {e}")))?;
+    let array = FFI_ArrowArray::new(&StructArray::from(batch).into_data());
+    Ok((schema, array))
 }
 
-impl Col {
-    fn new(ty: &str) -> Col {
-        Col {
-            ty: ty.to_string(),
-            len: 0,
-            nulls: 0,
-            valid: Vec::new(),
-            bitmap: None,
-            bufs: vec![Vec::new()],
-            children: Vec::new(),
-        }
-    }
-
-    /// A variable-length column (string, binary, list): offsets then data.
-    fn var(ty: &str) -> Col {
-        let mut c = Col::new(ty);
-        c.bufs = vec![0i64.to_le_bytes().to_vec(), Vec::new()];
-        c
-    }
-
-    /// Room for `n` values of `width` bytes (offsets for variable-length columns) and
-    /// `data` bytes of variable-length data, so the buffers grow without copying.
-    fn reserve(mut self, n: usize, width: usize, data: usize) -> Col {
-        self.valid.reserve(n);
-        self.bufs[0].reserve(n * width);
-        if let Some(b) = self.bufs.get_mut(1) {
-            b.reserve(data);
-        }
-        self
-    }
-
-    fn mark(&mut self, valid: bool) {
-        self.len += 1;
-        if !valid {
-            self.nulls += 1;
-        }
-        self.valid.push(valid);
-    }
-
-    fn fixed(&mut self, bytes: Option<&[u8]>, width: usize) {
-        self.mark(bytes.is_some());
-        match bytes {
-            Some(b) => self.bufs[0].extend_from_slice(b),
-            None => {
-                let n = self.bufs[0].len() + width;
-                self.bufs[0].resize(n, 0)
-            }
-        }
-    }
-
-    fn i32(&mut self, v: Option<i32>) {
-        self.fixed(v.map(i32::to_le_bytes).as_ref().map(|b| &b[..]), 4);
-    }
-
-    fn i64(&mut self, v: Option<i64>) {
-        self.fixed(v.map(i64::to_le_bytes).as_ref().map(|b| &b[..]), 8);
-    }
-
-    fn bytes(&mut self, v: Option<&[u8]>) {
-        self.mark(v.is_some());
-        if let Some(v) = v {
-            self.bufs[1].extend_from_slice(v);
-        }
-        let end = self.bufs[1].len() as i64;
-        self.bufs[0].extend_from_slice(&end.to_le_bytes());
-    }
-
-    /// A value that is the concatenation of `a` and `b` (never null).
-    fn bytes2(&mut self, a: &[u8], b: &[u8]) {
-        self.mark(true);
-        self.bufs[1].extend_from_slice(a);
-        self.bufs[1].extend_from_slice(b);
-        let end = self.bufs[1].len() as i64;
-        self.bufs[0].extend_from_slice(&end.to_le_bytes());
-    }
-
-    fn str_list(&mut self, v: Option<&[String]>) {
-        if self.children.is_empty() {
-            self.children.push(("item".into(), Col::var("string")));
-        }
-        self.mark(v.is_some());
-        let child = &mut self.children[0].1;
-        for s in v.unwrap_or_default() {
-            child.bytes(Some(s.as_bytes()));
-        }
-        let end = child.len as i64;
-        self.bufs[0].extend_from_slice(&end.to_le_bytes());
-    }
-
-    /// 64-bit offsets narrowed to Arrow's 32-bit kinds when they fit (`string` rather than
-    /// `large_string`), so the tables look like every other reader's.
-    fn finish(&mut self) {
-        if self.nulls > 0 {
-            let mut bits = vec![0u8; self.len.div_ceil(8)];
-            for (i, _) in self.valid.iter().enumerate().filter(|(_, v)| **v) {
-                bits[i / 8] |= 1 << (i % 8);
-            }
-            self.bitmap = Some(bits);
-        }
-        self.valid = Vec::new();
-        let var = matches!(self.ty.as_str(), "string" | "binary" | "list");
-        if var {
-            let offsets: Vec<i64> = self.bufs[0]
-                .chunks_exact(8)
-                .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-                .collect();
-            if offsets.last().is_some_and(|&e| e <= i64::from(i32::MAX)) {
-                self.bufs[0] = offsets
-                    .iter()
-                    .flat_map(|&o| (o as i32).to_le_bytes())
-                    .collect();
-            } else {
-                self.ty = format!("large_{}", self.ty);
-            }
-        }
-        for (_, c) in &mut self.children {
-            c.finish();
-        }
-    }
-
-    /// Hands the column to Python without copying a buffer: each becomes
-    /// `(owner, address, length)`, the bytes staying in an [`Owned`] the pyarrow buffer
-    /// (`pa.foreign_buffer(address, length, base=owner)`) keeps alive.
-    fn into_py<'py>(self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyTuple>> {
-        let validity = self.bitmap.map(|b| Owned::wrap(py, b)).transpose()?;
-        let bufs = PyList::empty(py);
-        for b in self.bufs {
-            bufs.append(Owned::wrap(py, b)?)?;
-        }
-        let children = PyList::empty(py);
-        for (n, c) in self.children {
-            children.append(c.into_py(py, &n)?)?;
-        }
-        (
-            name, self.ty, self.len, self.nulls, validity, bufs, children,
-        )
-            .into_pyobject(py)
-    }
+fn capsules(py: Python<'_>, (schema, array): Exported) -> PyResult<Bound<'_, PyTuple>> {
+    let schema = PyCapsule::new(py, schema, Some(c"arrow_schema".to_owned()))?;
+    let array = PyCapsule::new(py, array, Some(c"arrow_array".to_owned()))?;
+    (schema, array).into_pyobject(py)
 }
 
 /// Bytes built without the GIL and lent to pyarrow in place: Python gets the buffer's
@@ -335,171 +207,6 @@ impl Owned {
     fn __len__(&self) -> usize {
         self.data.len()
     }
-}
-
-/// The Arrow type tag of a partition key's type.
-fn partition_col(ty: PartitionType) -> Col {
-    match ty {
-        PartitionType::Boolean => Col::new("bool"),
-        PartitionType::TinyInt => Col::new("int8"),
-        PartitionType::SmallInt => Col::new("int16"),
-        PartitionType::Int => Col::new("int32"),
-        PartitionType::BigInt => Col::new("int64"),
-        PartitionType::Float => Col::new("float32"),
-        PartitionType::Double => Col::new("float64"),
-        PartitionType::Date => Col::new("date32"),
-        PartitionType::Decimal { scale } => Col::new(&format!("decimal:{scale}")),
-        PartitionType::String => Col::var("string"),
-        PartitionType::Binary => Col::var("binary"),
-        PartitionType::Unsupported => Col::var("string"),
-    }
-}
-
-/// Days since 1970-01-01 of `YYYY-MM-DD` (the planner's text form of a DATE).
-fn days_of(text: &str) -> Option<i32> {
-    let mut it = text.splitn(3, '-');
-    let (y, m, d): (i64, i64, i64) = (
-        it.next()?.parse().ok()?,
-        it.next()?.parse().ok()?,
-        it.next()?.parse().ok()?,
-    );
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    i32::try_from(era * 146_097 + doe - 719_468).ok()
-}
-
-/// The unscaled value of a decimal's text (`-1.50` -> -150).
-fn unscaled_of(text: &str) -> Option<i128> {
-    text.replace('.', "").parse().ok()
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
-/// Appends one partition value to its typed column; `None` when the value does not have the
-/// column's type (cannot happen for values the schema decoded).
-fn push_partition(col: &mut Col, ty: PartitionType, v: &PartitionValue) -> Option<()> {
-    use PartitionValue as V;
-    if let V::Null = v {
-        match ty {
-            PartitionType::Boolean => {
-                col.mark(false);
-                col.bufs[0].push(0);
-            }
-            PartitionType::String | PartitionType::Binary | PartitionType::Unsupported => {
-                col.bytes(None)
-            }
-            _ => {
-                let width = match ty {
-                    PartitionType::TinyInt => 1,
-                    PartitionType::SmallInt => 2,
-                    PartitionType::Int | PartitionType::Float | PartitionType::Date => 4,
-                    PartitionType::Decimal { .. } => 16,
-                    _ => 8,
-                };
-                col.fixed(None, width);
-            }
-        }
-        return Some(());
-    }
-    match (ty, v) {
-        // Booleans are one byte per value here; packed into a bitmap in `finish_bools`.
-        (PartitionType::Boolean, V::Bool(b)) => {
-            col.mark(true);
-            col.bufs[0].push(u8::from(*b));
-        }
-        (PartitionType::TinyInt, V::Int(i)) => {
-            col.fixed(Some(&i8::try_from(*i).ok()?.to_le_bytes()), 1)
-        }
-        (PartitionType::SmallInt, V::Int(i)) => {
-            col.fixed(Some(&i16::try_from(*i).ok()?.to_le_bytes()), 2)
-        }
-        (PartitionType::Int, V::Int(i)) => col.i32(Some(i32::try_from(*i).ok()?)),
-        (PartitionType::BigInt, V::Int(i)) => col.i64(Some(*i)),
-        (PartitionType::Float, V::Float(f)) => col.fixed(Some(&(*f as f32).to_le_bytes()), 4),
-        (PartitionType::Double, V::Float(f)) => col.fixed(Some(&f.to_le_bytes()), 8),
-        (PartitionType::Date, V::Text(t)) => col.i32(Some(days_of(t)?)),
-        (PartitionType::Decimal { .. }, V::Text(t)) => {
-            col.fixed(Some(&unscaled_of(t)?.to_le_bytes()), 16)
-        }
-        (PartitionType::String | PartitionType::Unsupported, V::Text(t)) => {
-            col.bytes(Some(t.as_bytes()))
-        }
-        (PartitionType::Binary, V::Text(t)) => col.bytes(Some(&unhex(t)?)),
-        (_, other) => col.bytes(Some(other.to_string().as_bytes())),
-    }
-    Some(())
-}
-
-/// Packs a boolean column's one-byte values into Arrow's bitmap.
-fn finish_bools(col: &mut Col) {
-    if col.ty == "bool" {
-        let mut bits = vec![0u8; col.len.div_ceil(8)];
-        for (i, &b) in col.bufs[0].iter().enumerate() {
-            if b != 0 {
-                bits[i / 8] |= 1 << (i % 8);
-            }
-        }
-        col.bufs[0] = bits;
-    }
-}
-
-/// The `partition` struct column of `files`, typed through `schema` (empty struct without
-/// a schema or partition keys). Consecutive files share partitions (plans are sorted by
-/// partition), so each distinct tuple is decoded once per run.
-/// A partition tuple's decoded values.
-type Decoded = Vec<(String, PartitionValue)>;
-
-fn partition_struct(schema: Option<&TableSchema>, files: &[DataFile]) -> Result<Col, Fail> {
-    let mut out = Col::new("struct");
-    out.bufs.clear();
-    let keys: Vec<(String, PartitionType)> =
-        schema.map(|s| s.partition_keys.clone()).unwrap_or_default();
-    let mut cols: Vec<Col> = keys.iter().map(|(_, t)| partition_col(*t)).collect();
-    let mut last: Option<(&[u8], Decoded)> = None;
-    for f in files {
-        out.mark(true);
-        let Some(schema) = schema else { continue };
-        if last
-            .as_ref()
-            .is_none_or(|(b, _)| *b != &*f.partition)
-        {
-            let values = schema.partition_values(&f.partition).map_err(|e| {
-                Fail::invalid(
-                    Some(f.file_name.clone()),
-                    &format!("the partition of data file {}", f.file_name),
-                    e,
-                )
-            })?;
-            last = Some((&f.partition, values));
-        }
-        if let Some((_, values)) = &last {
-            for ((col, (_, ty)), (_, v)) in cols.iter_mut().zip(&keys).zip(values) {
-                push_partition(col, *ty, v).ok_or_else(|| Fail::Invalid {
-                    message: format!(
-                        "data file {}: partition value {v} does not have its key's type {ty:?}",
-                        f.file_name
-                    ),
-                    kind: "invalid value".into(),
-                    offset: None,
-                    path: Some(f.file_name.clone()),
-                })?;
-            }
-        }
-    }
-    for ((name, _), mut col) in keys.into_iter().zip(cols) {
-        finish_bools(&mut col);
-        out.children.push((name, col));
-    }
-    Ok(out)
 }
 
 /// One split for Python: bucket, total buckets, row count, merged row count, merge groups,
@@ -527,11 +234,7 @@ fn split_rows(table: &Table, plan: &ScanPlan) -> Result<Vec<SplitRow>, Fail> {
         let mut index = Vec::with_capacity(s.files.len());
         let mut deletions = Vec::with_capacity(s.files.len());
         for f in &s.files {
-            let key = (
-                &*f.file.partition,
-                f.file.bucket,
-                f.file.file_name.as_str(),
-            );
+            let key = (&*f.file.partition, f.file.bucket, f.file.file_name.as_str());
             index.push(at.get(&key).copied().ok_or_else(|| {
                 Fail::Value(format!(
                     "internal: split file {} is not in the plan",
@@ -555,146 +258,6 @@ fn split_rows(table: &Table, plan: &ScanPlan) -> Result<Vec<SplitRow>, Fail> {
         ));
     }
     Ok(out)
-}
-
-/// The plan's columns, in the order of `lakecore.Table.plan`'s documentation.
-/// Plans with at least this many files build their columns in two parallel halves.
-const PARALLEL_COLUMNS: usize = 16_384;
-
-fn plan_columns(
-    table: &Table,
-    schema: Option<&TableSchema>,
-    plan: &ScanPlan,
-) -> Result<Vec<(&'static str, Col)>, Fail> {
-    // Large plans: two halves on the planner's rayon pool (names, paths and partitions;
-    // the numbers). Small ones in this thread: waking a pool thread costs more than they do.
-    let files = &plan.files;
-    let named = || -> Result<_, Fail> {
-        let (file_name, path) = name_columns(table, schema, files)?;
-        let mut partition = partition_struct(schema, files)?;
-        partition.finish();
-        Ok(vec![
-            ("file_name", file_name),
-            ("path", path),
-            ("partition", partition),
-        ])
-    };
-    let (named, mut numbers) = if files.len() >= PARALLEL_COLUMNS {
-        rayon::join(named, || value_columns(files))
-    } else {
-        (named(), value_columns(files))
-    };
-    let mut cols = named?;
-    cols.append(&mut numbers);
-    Ok(cols)
-}
-
-/// The `file_name` and `path` columns.
-fn name_columns(
-    table: &Table,
-    schema: Option<&TableSchema>,
-    files: &[DataFile],
-) -> Result<(Col, Col), Fail> {
-    let n = files.len();
-    let names: usize = files.iter().map(|f| f.file_name.len()).sum();
-    let dir = table.dir().display().to_string().len() + 32;
-    let mut file_name = Col::var("string").reserve(n, 8, names);
-    let mut path = Col::var("string").reserve(n, 8, names + n * dir);
-    let mut dir_of: Option<(&[u8], i32, String)> = None;
-    for f in files {
-        file_name.bytes(Some(f.file_name.as_bytes()));
-        match (schema, &f.external_path) {
-            (Some(_), Some(external)) => path.bytes(Some(external.as_bytes())),
-            (Some(s), None) => {
-                // `<table>/<partition path>bucket-<n>/` once per run of files that share
-                // partition and bucket (plans are sorted that way), then the file name:
-                // `Table::data_file_path`'s result without decoding the partition per file.
-                let same = dir_of
-                    .as_ref()
-                    .is_some_and(|(p, b, _)| *p == &*f.partition && *b == f.bucket);
-                if !same {
-                    let prefix = table.bucket_dir(s, &f.partition, f.bucket).map_err(|e| {
-                        Fail::invalid(
-                            Some(f.file_name.clone()),
-                            &format!("the partition of data file {}", f.file_name),
-                            e,
-                        )
-                    })?;
-                    dir_of = Some((&*f.partition, f.bucket, prefix));
-                }
-                let prefix = dir_of.as_ref().map_or("", |(_, _, p)| p.as_str());
-                path.bytes2(prefix.as_bytes(), f.file_name.as_bytes());
-            }
-            (None, _) => path.bytes(None),
-        }
-    }
-    file_name.finish();
-    path.finish();
-    Ok((file_name, path))
-}
-
-/// The plan's other columns (all but names, paths and partitions).
-fn value_columns(files: &[DataFile]) -> Vec<(&'static str, Col)> {
-    let n = files.len();
-    let int = |ty: &str, width: usize| Col::new(ty).reserve(n, width, 0);
-    let mut bucket = int("int32", 4);
-    let mut total_buckets = int("int32", 4);
-    let mut row_count = int("int64", 8);
-    let mut file_size = int("int64", 8);
-    let mut first_row_id = int("int64", 8);
-    let mut min_seq = int("int64", 8);
-    let mut max_seq = int("int64", 8);
-    let mut schema_id = int("int64", 8);
-    let mut level = int("int32", 4);
-    let mut creation_time = int("timestamp_ms", 8);
-    let mut delete_row_count = int("int64", 8);
-    let mut file_source = int("int32", 4);
-    let mut external_path = Col::var("string").reserve(n, 8, 0);
-    let mut write_cols = Col::var("list").reserve(n, 8, 0);
-    let mut extra_files = Col::var("list").reserve(n, 8, 0);
-    for f in files {
-        bucket.i32(Some(f.bucket));
-        total_buckets.i32(Some(f.total_buckets));
-        row_count.i64(Some(f.row_count));
-        file_size.i64(Some(f.file_size));
-        first_row_id.i64(f.first_row_id);
-        min_seq.i64(Some(f.min_sequence_number));
-        max_seq.i64(Some(f.max_sequence_number));
-        schema_id.i64(Some(f.schema_id));
-        level.i32(Some(f.level));
-        creation_time.i64(f.creation_time);
-        delete_row_count.i64(f.delete_row_count);
-        file_source.i32(f.file_source);
-        external_path.bytes(f.external_path.as_deref().map(str::as_bytes));
-        write_cols.str_list(f.write_cols.as_deref());
-        extra_files.str_list(Some(&f.extra_files));
-    }
-    for list in [&mut write_cols, &mut extra_files] {
-        if list.children.is_empty() {
-            list.children.push(("item".into(), Col::var("string")));
-        }
-    }
-    let mut cols = vec![
-        ("bucket", bucket),
-        ("total_buckets", total_buckets),
-        ("row_count", row_count),
-        ("file_size", file_size),
-        ("first_row_id", first_row_id),
-        ("min_sequence_number", min_seq),
-        ("max_sequence_number", max_seq),
-        ("schema_id", schema_id),
-        ("level", level),
-        ("creation_time", creation_time),
-        ("delete_row_count", delete_row_count),
-        ("file_source", file_source),
-        ("external_path", external_path),
-        ("write_cols", write_cols),
-        ("extra_files", extra_files),
-    ];
-    for (_, c) in &mut cols {
-        c.finish();
-    }
-    cols
 }
 
 // ---------------------------------------------------------------------------------------
@@ -842,7 +405,8 @@ impl RawTable {
         self.table.dir().display().to_string()
     }
 
-    /// Plans a scan: `(snapshot or None, stats dict, [column tuples])`; with `splits`, a
+    /// Plans a scan: `(snapshot or None, stats dict, [(schema, array) capsules of a record
+    /// batch]`, the batches of `lakecore::paimon::arrow::plan_batches` in plan order); with `splits`, a
     /// fourth element: the library's splits ([`Table::splits`]) as `(bucket, total_buckets,
     /// row_count, merged_row_count, [(start, end)] merge groups, [file index into the
     /// columns], [deletion file (path, offset, length, cardinality) or None])`.
@@ -881,11 +445,10 @@ impl RawTable {
             let prepared =
                 table.prepare_snapshot(&request.spec(), &request.query(table)?, options)?;
             let plan = prepared.run(|_, _| {})?;
-            let schema = match prepared.snapshot() {
-                Some(s) => Some(table.schema(s.schema_id)?),
-                None => None,
-            };
-            let cols = plan_columns(table, schema.as_ref(), &plan)?;
+            let cols = lakecore::paimon::arrow::plan_batches(table, prepared.schema(), &plan)?
+                .into_iter()
+                .map(export)
+                .collect::<Result<Vec<_>, _>>()?;
             let grouped = match splits {
                 true => Some(split_rows(table, &plan)?),
                 false => None,
@@ -909,8 +472,8 @@ impl RawTable {
             stats.set_item(k, v)?;
         }
         let list = PyList::empty(py);
-        for (name, c) in cols {
-            list.append(c.into_py(py, name)?)?;
+        for batch in cols {
+            list.append(capsules(py, batch)?)?;
         }
         match grouped {
             Some(g) => (snapshot, stats, list, g).into_pyobject(py),
