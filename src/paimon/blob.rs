@@ -883,24 +883,23 @@ impl BlobColumnRead {
                 |merge, bunch| -> Result<Result<(), E>, BlobReadError> {
                     let files = merge.files();
                     let names: Vec<&str> = files.iter().map(|lf| file_name_of(bunch, lf)).collect();
-                    for row in merge.by_ref() {
-                        let row = match row {
-                            Ok(r) => r,
-                            Err(error) => {
-                                return Err(BlobReadError::Invalid {
-                                    context: bunch.context(&self.column),
-                                    error,
-                                })
+                    // Rows from the merge's batches: the per-row iterator's state checks
+                    // are made once per batch of up to 1024 rows.
+                    while let Some(batch) = merge.next_batch() {
+                        let batch = batch.map_err(|error| BlobReadError::Invalid {
+                            context: bunch.context(&self.column),
+                            error,
+                        })?;
+                        for row in batch.iter() {
+                            let out = BlobRow {
+                                row_id: row.row_id,
+                                sequence_number: row.sequence_number,
+                                value: row.value.map(|p| p.bytes),
+                                file: row.file.and_then(|i| names.get(i).copied()),
+                            };
+                            if let Err(e) = f(out) {
+                                return Ok(Err(e));
                             }
-                        };
-                        let out = BlobRow {
-                            row_id: row.row_id,
-                            sequence_number: row.sequence_number,
-                            value: row.value.map(|p| p.bytes),
-                            file: row.file.and_then(|i| names.get(i).copied()),
-                        };
-                        if let Err(e) = f(out) {
-                            return Ok(Err(e));
                         }
                     }
                     Ok(Ok(()))
