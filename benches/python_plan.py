@@ -5,6 +5,9 @@
 - B  the same plan through the extension's `RawTable._plan_count` (the Rust call alone: the
      same `prepare_snapshot` + parallel `run`, no columns built): A/B - 1 is the binding's
      overhead (goal: < 10% on a 100k-entry plan).
+- B' the same plus the plan's Arrow batches (`_plan_count(batches=True)`: the Rust call that
+     gives what A gives, `paimon::arrow::plan_batches`, then dropped): A/B' - 1 is what the
+     hand-over to pyarrow alone costs.
 - C  paimon-rust's native planner through pypaimon-rust 0.4.0 (`PaimonCatalog ...
      new_scan().plan().splits()`, what pypaimon calls with `scan.native-plan.enabled`).
 - D  pypaimon 2.1.0's pure-Python `plan()` (slow: at most --pypaimon-runs timed runs).
@@ -75,6 +78,12 @@ def engines(warehouse, name, spec):
         out = raw._plan_count(**raw_kwargs)
         return time.perf_counter() - t0, out
 
+    def lakecore_rust_batches():
+        raw = lakecore._lakecore.RawTable(table_dir)
+        t0 = time.perf_counter()
+        out = raw._plan_count(**raw_kwargs, batches=True)
+        return time.perf_counter() - t0, out
+
     def paimon_rust():
         table = PaimonCatalog({"warehouse": warehouse}).get_table((DB, name))
         t0 = time.perf_counter()
@@ -104,6 +113,7 @@ def engines(warehouse, name, spec):
         return time.perf_counter() - t0, splits
 
     return {"A lakecore Python": lakecore_python, "B lakecore Rust call": lakecore_rust,
+            "B' lakecore Rust call + batches": lakecore_rust_batches,
             "C paimon-rust": paimon_rust, "D pypaimon": pypaimon}
 
 
@@ -157,18 +167,22 @@ def main():
                         continue
                     times[k].append(run()[0])
             A, B = times["A lakecore Python"], times["B lakecore Rust call"]
+            B2 = times["B' lakecore Rust call + batches"]
             overhead = statistics.median(A) / statistics.median(B) - 1
             paired = statistics.median(x / y for x, y in zip(A, B)) - 1
+            paired2 = statistics.median(x / y for x, y in zip(A, B2)) - 1
             C, D = times.get("C paimon-rust"), times.get("D pypaimon")
             rows.append((name, label, len(want), fmt(A), fmt(B), f"{overhead * 100:+.1f}%",
-                         f"{paired * 100:+.1f}%", fmt(C) if C else "-", fmt(D) if D else "-",
+                         f"{paired * 100:+.1f}%", fmt(B2), f"{paired2 * 100:+.1f}%",
+                         fmt(C) if C else "-", fmt(D) if D else "-",
                          f"{statistics.median(C) / statistics.median(A):.1f}x" if C else "-",
                          f"{statistics.median(D) / statistics.median(A):.0f}x" if D else "-"))
             raw[f"{name} {label}"] = times
             print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
     print("| table | filter | files | A lakecore `Table.plan()` | B Rust call alone | A/B - 1 "
-          "(medians) | A_i/B_i - 1 (median) | C paimon-rust native | D pypaimon | C/A | D/A |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "(medians) | A_i/B_i - 1 (median) | B' Rust call + Arrow batches | A_i/B'_i - 1 "
+          "(median) | C paimon-rust native | D pypaimon | C/A | D/A |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(map(str, r)) + " |")
     if a.json:

@@ -482,9 +482,11 @@ impl RawTable {
     }
 
     /// The Rust call alone, for `benches/python_plan.py`: plans exactly as [`plan`](Self::plan)
-    /// (same query, options and parallel run) but builds no columns and returns only
-    /// `(snapshot, number of files)`, so the difference is the binding's own cost.
-    #[pyo3(signature = (filter=None, partitions=Vec::new(), buckets=None, rows=None))]
+    /// (same query, options and parallel run) but returns only `(snapshot, number of
+    /// files)`, so the difference is the binding's own cost. With `batches`, it also builds
+    /// the plan's Arrow batches as `plan` does (`paimon::arrow::plan_batches`) and drops them:
+    /// the Rust call that gives what `plan` gives, less the hand-over to pyarrow.
+    #[pyo3(signature = (filter=None, partitions=Vec::new(), buckets=None, rows=None, batches=false))]
     fn _plan_count(
         &self,
         py: Python<'_>,
@@ -492,6 +494,7 @@ impl RawTable {
         partitions: PartitionPairs,
         buckets: Option<Vec<(i32, Option<i32>)>>,
         rows: Option<Vec<(u64, u64)>>,
+        batches: bool,
     ) -> PyResult<(Option<u64>, usize)> {
         let request = Request {
             filter,
@@ -508,6 +511,10 @@ impl RawTable {
                 ScanOptions::default(),
             )?;
             let plan = prepared.run(|_, _| {})?;
+            if batches {
+                let built = lakecore::paimon::arrow::plan_batches(table, prepared.schema(), &plan)?;
+                drop(std::hint::black_box(built));
+            }
             Ok((plan.snapshot, plan.files.len()))
         })
         .map_err(|e| raise(py, e))
