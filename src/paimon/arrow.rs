@@ -117,6 +117,12 @@ impl Key {
     }
 }
 
+/// Whether two files have the same partition: the same allocation (the files of a
+/// manifest's run share one) or equal bytes.
+fn same_partition(a: &Arc<[u8]>, b: &Arc<[u8]>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
+}
+
 /// The `partition` column: a struct of the partition keys, typed through `schema` (an
 /// empty struct without a schema).
 fn partition_column(
@@ -132,7 +138,7 @@ fn partition_column(
         return Ok(Arc::new(StructArray::new_empty_fields(files.len(), None)));
     }
     // Files of one partition come together in a plan: parse each partition once.
-    let mut last: Option<(&[u8], crate::sidecar::BinaryRow<'_>)> = None;
+    let mut last: Option<(&Arc<[u8]>, crate::sidecar::BinaryRow<'_>)> = None;
     for f in files {
         let bad = |e: crate::Error| {
             query(alloc::format!(
@@ -141,11 +147,11 @@ fn partition_column(
             ))
         };
         let row = match &last {
-            Some((bytes, row)) if *bytes == &*f.partition => row,
+            Some((bytes, row)) if same_partition(bytes, &f.partition) => row,
             _ => {
                 let row =
                     crate::sidecar::BinaryRow::from_partition(&f.partition, 0).map_err(bad)?;
-                &last.insert((&*f.partition, row)).1
+                &last.insert((&f.partition, row)).1
             }
         };
         for (b, i) in builders.iter_mut().zip(0u32..) {
@@ -348,8 +354,7 @@ impl<'t> Batches<'t> {
         let n = files.len();
         let names: usize = files.iter().map(|f| f.file_name.len()).sum();
         // Files of one bucket share their directory (and the plan lists them together).
-        let mut dir: Option<(&[u8], i32, String)> = None;
-        let mut full = String::new();
+        let mut dir: Option<(&Arc<[u8]>, i32, String)> = None;
         let dir_bytes = match (self.schema, files.first()) {
             (Some(s), Some(f)) => self
                 .table
@@ -364,7 +369,9 @@ impl<'t> Batches<'t> {
         for (i, f) in files.iter().enumerate() {
             let d = match (self.schema, &f.external_path) {
                 (Some(s), None) => Some(match &dir {
-                    Some((p, b, d)) if *p == &*f.partition && *b == f.bucket => d.as_str(),
+                    Some((p, b, d)) if *b == f.bucket && same_partition(p, &f.partition) => {
+                        d.as_str()
+                    }
                     _ => {
                         let d = self
                             .table
@@ -375,7 +382,7 @@ impl<'t> Batches<'t> {
                                     f.file_name
                                 ))
                             })?;
-                        dir.insert((&*f.partition, f.bucket, d)).2.as_str()
+                        dir.insert((&f.partition, f.bucket, d)).2.as_str()
                     }
                 }),
                 _ => None,
@@ -400,10 +407,12 @@ impl<'t> Batches<'t> {
                 (None, _, _) => b.path.append_null(),
                 (Some(_), Some(external), _) => b.path.append_value(external),
                 (Some(_), None, d) => {
-                    full.clear();
-                    full.push_str(d.unwrap_or_default());
-                    full.push_str(&f.file_name);
-                    b.path.append_value(&full);
+                    // Directory and name written straight into the column's data, then the
+                    // row closed: no intermediate string.
+                    use core::fmt::Write;
+                    let _ = b.path.write_str(d.unwrap_or_default());
+                    let _ = b.path.write_str(&f.file_name);
+                    b.path.append_value("");
                 }
             }
         }

@@ -1390,6 +1390,17 @@ impl Reconciler {
             }
             if last_delete.is_none_or(|d| d < winner.position) {
                 files.swap(kept, end - 1);
+                // Files of one partition share one allocation of its bytes from here on
+                // (a manifest's run shares one already; the plan's neighbours come from
+                // many manifests), so whoever compares them next (the next resolve, the
+                // Arrow batches, the splits) compares pointers.
+                if let Some([.., prev, cur]) = files.get_mut(..=kept) {
+                    if !Arc::ptr_eq(&prev.partition, &cur.partition)
+                        && prev.partition == cur.partition
+                    {
+                        cur.partition = Arc::clone(&prev.partition);
+                    }
+                }
                 kept += 1;
             }
             at = end;
@@ -1517,6 +1528,15 @@ mod tests {
             let plan = r.finish();
             let expected: Vec<DataFile> = model.into_values().collect();
             assert_eq!(plan.files, expected, "case {case}");
+            // Neighbours of one partition share its bytes' allocation.
+            for pair in plan.files.windows(2) {
+                if pair[0].partition == pair[1].partition {
+                    assert!(
+                        Arc::ptr_eq(&pair[0].partition, &pair[1].partition),
+                        "case {case}"
+                    );
+                }
+            }
         }
     }
 }
