@@ -1,13 +1,13 @@
-# The extension module (private; use `lakecore`). Columns come back as
-# (name, type tag, length, null count, validity | None, [buffers], [child columns]), each
-# buffer lent as (owner, address, length): bytes the owner holds, for pa.foreign_buffer.
+# The extension module (private; use `lakecore`). Plans come back as record batches through
+# the Arrow C data interface: (schema capsule, array capsule) pairs for
+# pa.RecordBatch._import_from_c_capsule. BLOB columns come back as buffers lent as
+# (owner, address, length): bytes the owner holds, for pa.foreign_buffer.
 from typing import Any
 
 class Owned:
     def __len__(self) -> int: ...
 
 _Lent = tuple[Owned, int, int]
-_Column = tuple[str, str, int, int, _Lent | None, list[_Lent], list[Any]]
 
 class RawTable:
     def __init__(self, location: str) -> None: ...
@@ -31,6 +31,7 @@ class RawTable:
         partitions: list[tuple[str, str | None]] = ...,
         buckets: list[tuple[int, int | None]] | None = ...,
         rows: list[tuple[int, int]] | None = ...,
+        batches: bool = ...,
     ) -> tuple[int | None, int]: ...
     def read_blob(
         self,
