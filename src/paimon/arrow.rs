@@ -398,7 +398,7 @@ impl<'t> Batches<'t> {
             if used + adds > self.budget {
                 let rest = n - i;
                 let full_batch = core::mem::replace(&mut b, Builders::new(rest, 0, 0));
-                out.push(self.finish(full_batch, &files[start..i])?);
+                out.push(self.finish(full_batch, files.get(start..i).unwrap_or_default())?);
                 (start, used) = (i, 0);
             }
             used += adds;
@@ -417,7 +417,7 @@ impl<'t> Batches<'t> {
             }
         }
         if start < n || out.is_empty() {
-            out.push(self.finish(b, &files[start..])?);
+            out.push(self.finish(b, files.get(start..).unwrap_or_default())?);
         }
         Ok(out)
     }
