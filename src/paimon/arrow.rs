@@ -516,19 +516,25 @@ mod tests {
     use super::*;
     use arrow_array::{Array, StringArray};
 
+    /// Test table `name` of `sc.db`, its full plan and the plan's schema.
+    fn planned(name: &str) -> (Table, ScanPlan, TableSchema) {
+        let dir = std::format!(
+            "{}/tests/data/paimon/warehouse/sc.db/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let t = Table::open(&dir).unwrap();
+        let plan = t.plan(None, &super::super::ScanQuery::default()).unwrap();
+        let snapshot = t.snapshot(plan.snapshot.unwrap()).unwrap();
+        let schema = t.schema(snapshot.schema_id).unwrap();
+        (t, plan, schema)
+    }
+
     /// The batch's `path` and `partition` columns (built with a directory and a parsed
     /// partition reused across the files of a bucket) equal what each file gives alone.
     #[test]
     fn paths_and_partitions_equal_the_per_file_forms() {
         for table in ["part_append_rs", "bucket4_rs"] {
-            let dir = std::format!(
-                "{}/tests/data/paimon/warehouse/sc.db/{table}",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let t = Table::open(&dir).unwrap();
-            let plan = t.plan(None, &super::super::ScanQuery::default()).unwrap();
-            let snapshot = t.snapshot(plan.snapshot.unwrap()).unwrap();
-            let schema = t.schema(snapshot.schema_id).unwrap();
+            let (t, plan, schema) = planned(table);
             let batch = plan_batch(&t, Some(&schema), &plan).unwrap();
             let paths = batch
                 .column_by_name("path")
@@ -569,14 +575,7 @@ mod tests {
     #[test]
     fn batches_split_by_budget_and_share_equal_one_batch() {
         use arrow_array::cast::AsArray;
-        let dir = std::format!(
-            "{}/tests/data/paimon/warehouse/sc.db/part_append_rs",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let t = Table::open(&dir).unwrap();
-        let plan = t.plan(None, &super::super::ScanQuery::default()).unwrap();
-        let snapshot = t.snapshot(plan.snapshot.unwrap()).unwrap();
-        let schema = t.schema(snapshot.schema_id).unwrap();
+        let (t, plan, schema) = planned("part_append_rs");
         let whole = plan_batch(&t, Some(&schema), &plan).unwrap();
         let concat = |batches: &[RecordBatch]| {
             arrow_select::concat::concat_batches(&whole.schema(), batches).unwrap()
