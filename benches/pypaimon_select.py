@@ -15,11 +15,19 @@ writes `select_100k.compact.sidecar` (100 000 blocks) and `select_100k.json` (ma
 the query, lakecore's selected block offsets) into the given folder, and leaves criterion's
 estimate in `target/criterion/.../estimates.json`, which this script reads for the ratio.
 Both sides are timed on the in-memory bytes, without file I/O.
+
+With `--lakecore target/release/lakecore` (a `--features cli` release build) it also times the
+whole `lakecore sidecar select FILE --manifest-size M --entries E --rows A-B --json` process
+(spawn to exit, output to a pipe and discarded, page cache warm), alternated with pypaimon's
+in-process `select` (one of each per round), after checking that the command selects the same
+blocks: the issue's whole-process ratio.
 """
 
+import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from types import SimpleNamespace
@@ -28,8 +36,36 @@ from pypaimon.manifest import manifest_sidecar
 from pypaimon.utils.range import Range
 
 
+def whole_process(binary, path, meta, py_select, runs):
+    """Alternates `lakecore sidecar select` (whole process) with pypaimon's select; returns
+    the two lists of seconds."""
+    first, last = meta["rows"]
+    cmd = [binary, "sidecar", "select", path, "--manifest-size", str(meta["manifest_length"]),
+           "--entries", str(meta["entries"]), "--rows", f"{first}-{last}", "--json"]
+    out = subprocess.run(cmd, check=True, capture_output=True).stdout
+    doc = json.loads(out)
+    blocks = doc["blocks"] if isinstance(doc, dict) else doc
+    offsets = [b["offset"] for b in blocks]
+    if offsets != meta["selected_offsets"]:
+        sys.exit(f"selections differ: lakecore sidecar select {offsets} vs {meta['selected_offsets']}")
+    lake, py = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.PIPE)
+        lake.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        py_select()
+        py.append(time.perf_counter() - t)
+    return lake, py
+
+
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "target/pypaimon-cmp"
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folder", nargs="?", default="target/pypaimon-cmp")
+    ap.add_argument("--lakecore", help="the lakecore binary: also time `sidecar select` whole process")
+    ap.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "7")))
+    a = ap.parse_args()
+    folder = a.folder
     meta = json.load(open(os.path.join(folder, "select_100k.json")))
     data = open(os.path.join(folder, "select_100k.compact.sidecar"), "rb").read()
     manifest = SimpleNamespace(
@@ -47,7 +83,7 @@ def main():
         sys.exit(f"selections differ: pypaimon {got} vs lakecore {meta['selected_offsets']}")
 
     runs = []
-    for _ in range(int(os.environ.get("RUNS", "7"))):
+    for _ in range(a.runs):
         t = time.perf_counter()
         manifest_sidecar.select(data, manifest, query)
         runs.append(time.perf_counter() - t)
@@ -69,6 +105,15 @@ def main():
         rust = json.load(open(est))["mean"]["point_estimate"] / 1e9
         print(f"lakecore {what} (criterion mean): {rust * 1e3:.3f} ms "
               f"({len(data) / rust / 1e9:.2f} GB/s) -> {py / rust:.0f}x pypaimon")
+
+    if a.lakecore:
+        path = os.path.join(folder, "select_100k.compact.sidecar")
+        lake, pys = whole_process(a.lakecore, path, meta,
+                                  lambda: manifest_sidecar.select(data, manifest, query), a.runs)
+        ms = lambda xs: f"{statistics.median(xs) * 1e3:.2f} ms [{min(xs) * 1e3:.2f}-{max(xs) * 1e3:.2f}]"
+        ratio = statistics.median(pys) / statistics.median(lake)
+        print(f"lakecore sidecar select, whole process: {ms(lake)}; pypaimon select in the same "
+              f"rounds: {ms(pys)} -> {ratio:.0f}x pypaimon ({len(lake)} rounds)")
 
 
 if __name__ == "__main__":
