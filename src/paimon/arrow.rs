@@ -353,14 +353,18 @@ impl<'t> Batches<'t> {
     fn build(&self, files: &[DataFile]) -> Result<Vec<RecordBatch>, ScanError> {
         let n = files.len();
         let names: usize = files.iter().map(|f| f.file_name.len()).sum();
-        // Files of one bucket share their directory (and the plan lists them together).
-        let mut dir: Option<(&Arc<[u8]>, i32, String)> = None;
-        let dir_bytes = match (self.schema, files.first()) {
-            (Some(s), Some(f)) => self
-                .table
-                .bucket_dir(s, &f.partition, f.bucket)
-                .map_or(64, |d| d.len() + 8),
-            _ => 0,
+        // Files of one bucket share their directory (and the plan lists them together). The
+        // first file's also sizes the path column; a partition that fails here fails again,
+        // with its error, in the loop.
+        let mut dir: Option<(&Arc<[u8]>, i32, String)> = match (self.schema, files.first()) {
+            (Some(s), Some(f)) => (self.table.bucket_dir(s, &f.partition, f.bucket).ok())
+                .map(|d| (&f.partition, f.bucket, d)),
+            _ => None,
+        };
+        let dir_bytes = match (&dir, self.schema.is_some() && n > 0) {
+            (Some((_, _, d)), _) => d.len() + 8,
+            (None, true) => 64,
+            (None, false) => 0,
         };
         let room = |names: usize| names.min(self.budget);
         let mut b = Builders::new(n, room(names), room(names + n * dir_bytes));
