@@ -93,16 +93,43 @@ impl<'q> Query<'q> {
         self
     }
 
+    /// Whether the query has no filter (every block is kept).
+    #[inline(always)]
+    pub(super) fn selects_all(&self) -> bool {
+        self.rows.is_none() && self.partitions.is_none() && self.buckets.is_none()
+    }
+
     /// Whether `block` must be read. Dimensions are tested in the order row ID, partition,
     /// bucket; the first rejection ends the evaluation. A malformed delta stream met on the
     /// way is an error.
+    #[inline(always)]
     pub fn keeps(&self, block: &Block<'_>) -> Result<bool> {
+        // Inline: the common outcomes (no filter; a row envelope that meets no range).
+        if let (Some(ranges), Some(envelope)) = (self.rows, block.row_id_envelope()) {
+            if envelope_misses(ranges.as_slice(), envelope) {
+                return Ok(false);
+            }
+        } else if self.selects_all() {
+            return Ok(true);
+        }
+        self.keeps_decoding(block)
+    }
+
+    /// [`keeps`](Self::keeps) past its inline checks: the row intervals, partition IDs and
+    /// bucket pairs as far as needed.
+    #[inline(never)]
+    fn keeps_decoding(&self, block: &Block<'_>) -> Result<bool> {
         if let (Some(ranges), Some(envelope)) = (self.rows, block.row_id_envelope()) {
             if !rows_hit(ranges.as_slice(), envelope, block)? {
                 return Ok(false);
             }
         }
-        if let (Some(mask), Some(ids)) = (self.partitions, block.try_partition_ids()?) {
+        // A dimension's frame is opened only when the query filters on it (a validated
+        // block's framing is known good; opening it costs a varint walk).
+        if let Some((mask, ids)) = match self.partitions {
+            Some(mask) => block.try_partition_ids()?.map(|ids| (mask, ids)),
+            None => None,
+        } {
             let mut hit = false;
             for id in ids {
                 if mask.passes(id?) {
@@ -114,7 +141,10 @@ impl<'q> Query<'q> {
                 return Ok(false);
             }
         }
-        if let (Some(pred), Some(pairs)) = (self.buckets, block.try_buckets()?) {
+        if let Some((pred, pairs)) = match self.buckets {
+            Some(pred) => block.try_buckets()?.map(|pairs| (pred, pairs)),
+            None => None,
+        } {
             let mut hit = false;
             for pair in pairs {
                 let (b, t) = pair?;
@@ -129,6 +159,13 @@ impl<'q> Query<'q> {
         }
         Ok(true)
     }
+}
+
+/// Whether the envelope `[min, max]` meets none of the sorted, disjoint `ranges`.
+#[inline(always)]
+fn envelope_misses(ranges: &[RowRange], (min, max): (u64, u64)) -> bool {
+    let i = ranges.partition_point(|r| r.last < min);
+    ranges.get(i).is_none_or(|r| r.first > max)
 }
 
 /// Envelope first, then intervals until the first hit (merge walk over sorted ranges).

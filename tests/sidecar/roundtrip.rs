@@ -217,6 +217,12 @@ fn random_builds_select_like_brute_force() {
                         got, want,
                         "case {case} {layout:?} rows={rows_on} buckets={buckets_on} ranges={raw:?}"
                     );
+                    // The fused walk (validation and selection in one pass) selects the same.
+                    let head = Sidecar::parse_head(&bytes, &SidecarOptions { facts: Some(facts) })
+                        .unwrap();
+                    let (_, fused) = head.select_vec(&q).unwrap();
+                    let fused: Vec<u32> = fused.iter().map(|b| b.id).collect();
+                    assert_eq!(fused, want, "fused: case {case} {layout:?}");
                     checked += 1;
                 }
             }
