@@ -72,6 +72,12 @@ fn table_read(c: &mut Criterion) {
             black_box((n, sum))
         })
     });
+    g.bench_function("map_and_validate", |b| {
+        b.iter(|| {
+            read.with_bunch(0, ReadOptions::default(), |m, _| black_box(m.files().len()))
+                .unwrap()
+        })
+    });
     // Peer in the same run: the bare merge over the same mapped, validated files (what the
     // table read adds is mapping, validation against the manifest and the row hand-off).
     read.with_bunch(0, ReadOptions::default(), |merge, _| {
