@@ -483,24 +483,137 @@ impl<'a> SidecarHead<'a> {
     }
 }
 
+/// The hash of a partition tuple for the duplicate checks, eight bytes a step (a tuple is a
+/// `BinaryRow` of 8-byte slots), finished with a full avalanche so that both the low bits
+/// (a table index or a filter bit) and the high bits (a table tag) depend on every byte.
+#[inline]
+fn tuple_hash(tuple: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let (words, tail) = tuple.as_chunks::<8>();
+    // The multiplies are off the dependency chain (a rotate and a xor a word).
+    let mut h = off(tuple.len());
+    for w in words {
+        h = h.rotate_left(19) ^ u64::from_le_bytes(*w).wrapping_mul(K);
+    }
+    // The tail: the tuple's last eight bytes in one load (overlapping the last word; a
+    // copy into a buffer cost a store-forwarding stall a tuple), or for a short tuple the
+    // bytes one by one.
+    let last = match tuple.last_chunk::<8>() {
+        Some(end) if !tail.is_empty() => u64::from_le_bytes(*end),
+        Some(_) => 0,
+        None => tail
+            .iter()
+            .rev()
+            .fold(0u64, |v, &b| (v << 8) | u64::from(b)),
+    };
+    h = h.rotate_left(19) ^ last;
+    // MurmurHash3's 64-bit finaliser.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// `bytes[start..start + len]`, if in bounds.
+#[inline]
+fn start_len(bytes: &[u8], start: usize, len: u32) -> Option<&[u8]> {
+    bytes.get(start..start.checked_add(usize::try_from(len).ok()?)?)
+}
+
+/// A slot of the exact duplicate table: the tuple's hash tag (`0` = empty) and where its
+/// bytes are in the dictionary.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    tag: u32,
+    len: u32,
+    start: usize,
+}
+
+/// Dictionaries up to this size are checked in a table on the stack (twice as many slots).
+const STACK_TABLE_TUPLES: u32 = 128;
+
 impl<'a> Sidecar<'a> {
-    /// No tuple appears twice. A 16 Kibit stack filter of tuple hashes sends only possible
-    /// repeats to an exact comparison with the earlier tuples, so typical dictionaries (up to
-    /// a few thousand tuples) are checked in about linear time without allocating. Larger
-    /// dictionaries saturate the filter and would make this quadratic (100,000 tuples took
-    /// 18 s): with feature `alloc` they are checked by sorting instead
-    /// ([`check_unique_sorted`](Self::check_unique_sorted)).
+    /// No tuple appears twice: [`ErrorKind::Duplicate`] at the lowest-indexed tuple equal to
+    /// an earlier one.
+    ///
+    /// Up to 4,096 tuples: an open-addressing table of the tuples' hashes, at least twice as
+    /// many slots as tuples (on the stack up to 128 tuples, allocated above with feature
+    /// `alloc`). Only tuples whose hash tags agree are compared byte for byte, so the check
+    /// is linear. (A one-bit-per-hash filter did this before: each false positive re-walked
+    /// the earlier tuples, and with a few hundred tuples that was most of a small sidecar's
+    /// validation.) Larger dictionaries, with `alloc`, are checked by sorting
+    /// ([`check_unique_sorted`](Self::check_unique_sorted)); without `alloc`, dictionaries
+    /// above 128 tuples go through the filter ([`check_unique_filter`](Self::check_unique_filter)).
     fn check_unique_partitions(&self) -> Result<()> {
-        #[cfg(feature = "alloc")]
-        if self.partition_count > SORTED_UNIQUE_CHECK_ABOVE {
-            return self.check_unique_sorted();
+        let n = self.partition_count;
+        if n <= 8 {
+            return self.check_unique_table(&mut [Slot::default(); 16]);
         }
+        if n <= STACK_TABLE_TUPLES {
+            return self
+                .check_unique_table(&mut [Slot::default(); 2 * STACK_TABLE_TUPLES as usize]);
+        }
+        #[cfg(feature = "alloc")]
+        {
+            if n > SORTED_UNIQUE_CHECK_ABOVE {
+                return self.check_unique_sorted();
+            }
+            // n <= 4096: at most 8,192 slots (128 KiB).
+            let slots = usize::try_from(n).map_or(0, |n| n.saturating_mul(2).next_power_of_two());
+            let mut table: alloc::vec::Vec<Slot> = alloc::vec::Vec::new();
+            table
+                .try_reserve_exact(slots)
+                .map_err(|_| Error::new(ErrorKind::LimitExceeded, self.dictionary_at))?;
+            table.resize(slots, Slot::default());
+            self.check_unique_table(&mut table)
+        }
+        #[cfg(not(feature = "alloc"))]
+        self.check_unique_filter()
+    }
+
+    /// The table check over `slots` (a power of two, at least twice the tuple count).
+    fn check_unique_table(&self, slots: &mut [Slot]) -> Result<()> {
+        let mask = slots.len().wrapping_sub(1);
+        let base = self.dictionary.as_ptr() as usize;
+        for (at, tuple) in self.partitions_with_offsets() {
+            let h = tuple_hash(tuple);
+            // The tag is never 0 (the empty slot's).
+            let tag = ((h >> 32) as u32) | 1;
+            let start = (tuple.as_ptr() as usize).wrapping_sub(base);
+            let len =
+                u32::try_from(tuple.len()).map_err(|_| Error::new(ErrorKind::LimitExceeded, at))?;
+            let mut i = (h as usize) & mask;
+            loop {
+                let Some(slot) = slots.get_mut(i) else {
+                    // A table smaller than the dictionary: not a caller of this function.
+                    return Err(Error::new(ErrorKind::LimitExceeded, at));
+                };
+                if slot.tag == 0 {
+                    *slot = Slot { tag, len, start };
+                    break;
+                }
+                if slot.tag == tag && slot.len == len {
+                    let earlier = start_len(self.dictionary, slot.start, slot.len);
+                    if earlier == Some(tuple) {
+                        return Err(Error::new(ErrorKind::Duplicate, at));
+                    }
+                }
+                i = (i + 1) & mask;
+            }
+        }
+        Ok(())
+    }
+
+    /// The allocation-free check for dictionaries above the stack table's size, without
+    /// feature `alloc`: a 16 Kibit filter of tuple hashes sends possible repeats to an exact
+    /// comparison with the earlier tuples (quadratic once the filter fills).
+    #[cfg_attr(all(feature = "alloc", not(test)), allow(dead_code))]
+    fn check_unique_filter(&self) -> Result<()> {
         const WORDS: usize = 256;
         let mut seen = [0u64; WORDS];
         for (index, (at, tuple)) in self.partitions_with_offsets().enumerate() {
-            let h = tuple.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-            });
+            let h = tuple_hash(tuple);
             let bit = usize::try_from(h % (64 * WORDS as u64)).unwrap_or(0);
             let (word, mask) = (bit / 64, 1u64 << (bit % 64));
             let Some(slot) = seen.get_mut(word) else {
@@ -546,5 +659,110 @@ impl<'a> Sidecar<'a> {
             Some((_, at)) => Err(Error::new(ErrorKind::Duplicate, at)),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::sidecar::{BuildSettings, EntryCoverage, Layout, SidecarBuilder, SidecarOptions};
+    use alloc::vec::Vec;
+    use lakecore_testkit::rng::Rng;
+
+    /// Random dictionaries (up to 600 tuples, so every size class of the table is used)
+    /// with random repeats written into them: the table (sized as the dispatch sizes it,
+    /// and larger), the allocation-free filter and the sort all give what a naive scan
+    /// for the first tuple equal to an earlier one gives.
+    #[test]
+    fn duplicate_checks_agree_with_a_naive_scan() {
+        let mut rng = Rng::new(0x0d0b);
+        let mut repeated = 0;
+        let header = {
+            let mut h = b"Obj\x01".to_vec();
+            h.resize(30, 0);
+            h
+        };
+        for case in 0..300u32 {
+            let n = 1 + rng.next_u64() % 600;
+            // One tuple length per case (repeats are written by copying bytes).
+            let words = 1 + rng.next_u64() % 3;
+            let tuples: Vec<Vec<u8>> = (0..n)
+                .map(|i| {
+                    let mut t = alloc::vec![0, 0, 0, 1];
+                    t.extend_from_slice(&[0u8; 8]);
+                    t.extend_from_slice(&i.to_le_bytes());
+                    for _ in 1..words {
+                        t.extend_from_slice(&rng.next_u64().to_le_bytes());
+                    }
+                    t
+                })
+                .collect();
+            let layout = [Layout::Fixed, Layout::Compact][case as usize % 2];
+            let mut b = SidecarBuilder::new(
+                BuildSettings {
+                    layout,
+                    ..BuildSettings::default()
+                },
+                &header,
+            );
+            b.begin_block(30, 10).unwrap();
+            for t in &tuples {
+                b.add(EntryCoverage {
+                    partition: Some(t),
+                    bucket: None,
+                    total_buckets: None,
+                    first_row_id: None,
+                    row_count: 1,
+                })
+                .unwrap();
+            }
+            b.end_block().unwrap();
+            let bytes = b.finish(40).unwrap();
+            let options = SidecarOptions {
+                facts: Some(crate::sidecar::ManifestFacts {
+                    length: 40,
+                    entries: n,
+                }),
+            };
+            let valid = Sidecar::parse_with(&bytes, &options).unwrap();
+            // Where each tuple's bytes are in `bytes`, and its reported offset.
+            let spans: Vec<(usize, u64)> = valid
+                .partitions_with_offsets()
+                .map(|(at, t)| (t.as_ptr() as usize - bytes.as_ptr() as usize, at))
+                .collect();
+            let len = tuples[0].len();
+            let mut copy = bytes.clone();
+            let mut now = tuples.clone();
+            for _ in 0..rng.next_u64() % 4 {
+                let (i, j) = (rng.next_u64() % n, rng.next_u64() % n);
+                let (src, dst) = (spans[i as usize].0, spans[j as usize].0);
+                let t = copy[src..src + len].to_vec();
+                copy[dst..dst + len].copy_from_slice(&t);
+                now[j as usize] = now[i as usize].clone();
+            }
+            let first_repeat = (1..now.len()).find(|&j| now[..j].iter().any(|t| *t == now[j]));
+            let want = first_repeat.map(|j| (ErrorKind::Duplicate, spans[j].1));
+            repeated += usize::from(want.is_some());
+            let dict_start = valid.dictionary.as_ptr() as usize - bytes.as_ptr() as usize;
+            let mut view = valid;
+            view.dictionary = &copy[dict_start..dict_start + valid.dictionary.len()];
+            let got = |r: Result<()>| r.err().map(|e| (e.kind, e.offset));
+            let slots = (2 * n as usize).next_power_of_two();
+            assert_eq!(got(view.check_unique_partitions()), want, "case {case}");
+            assert_eq!(
+                got(view.check_unique_table(&mut alloc::vec![Slot::default(); slots])),
+                want,
+                "table, case {case}"
+            );
+            assert_eq!(
+                got(view.check_unique_table(&mut alloc::vec![Slot::default(); 4 * slots])),
+                want,
+                "large table, case {case}"
+            );
+            assert_eq!(got(view.check_unique_filter()), want, "filter, case {case}");
+            assert_eq!(got(view.check_unique_sorted()), want, "sort, case {case}");
+        }
+        assert!(repeated > 100, "{repeated} of 300 cases with a repeat");
     }
 }

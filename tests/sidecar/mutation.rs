@@ -242,44 +242,64 @@ fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
         p.extend_from_slice(&i.to_le_bytes());
         p
     };
-    for layout in [Layout::Fixed, Layout::Compact] {
-        let settings = BuildSettings {
-            layout,
-            ..BuildSettings::default()
-        };
-        let mut b = SidecarBuilder::new(settings, &header);
-        let n = 2000u64;
-        b.begin_block(30, 10).unwrap();
-        for i in 0..n {
-            let t = tuple(i);
-            b.add(EntryCoverage {
-                partition: Some(&t),
-                bucket: None,
-                total_buckets: None,
-                first_row_id: None,
-                row_count: 1,
-            })
-            .unwrap();
+    // Every size class of the duplicate check: the small and large stack tables (up to 8
+    // and 128 tuples), the allocated table (up to 4,096) and the sort above it.
+    for n in [2u64, 8, 9, 128, 129, 2000, 4096, 4097] {
+        for layout in [Layout::Fixed, Layout::Compact] {
+            let settings = BuildSettings {
+                layout,
+                ..BuildSettings::default()
+            };
+            let mut b = SidecarBuilder::new(settings, &header);
+            b.begin_block(30, 10).unwrap();
+            for i in 0..n {
+                let t = tuple(i);
+                b.add(EntryCoverage {
+                    partition: Some(&t),
+                    bucket: None,
+                    total_buckets: None,
+                    first_row_id: None,
+                    row_count: 1,
+                })
+                .unwrap();
+            }
+            b.end_block().unwrap();
+            let bytes = b.finish(40).unwrap();
+            let facts = ManifestFacts {
+                length: 40,
+                entries: n,
+            };
+            let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
+            assert_eq!(s.partition_count() as u64, n);
+            let offset_of = |i: u64| {
+                let t = tuple(i);
+                bytes.windows(t.len()).position(|w| w == &t[..]).unwrap()
+            };
+            // (earlier, later): tuple `later` overwritten with tuple `earlier` (the value
+            // field's bytes) is reported at `later`; with two repeats, the first one's.
+            for (earlier, later) in [(0, 1), (0, n - 1), (n / 2 - 1, n / 2), (1, n - 1)] {
+                if earlier >= later {
+                    continue;
+                }
+                let at = offset_of(later);
+                let mut dup = bytes.clone();
+                dup[at..at + tuple(0).len()].copy_from_slice(&tuple(earlier));
+                if later + 1 < n {
+                    // A second repeat after the first: not the one reported.
+                    let at2 = offset_of(n - 1);
+                    if at2 != at {
+                        dup[at2..at2 + tuple(0).len()].copy_from_slice(&tuple(later - 1));
+                    }
+                }
+                reseal(&mut dup);
+                let e =
+                    Sidecar::parse_with(&dup, &SidecarOptions { facts: Some(facts) }).unwrap_err();
+                assert_eq!(
+                    (e.kind, e.offset),
+                    (ErrorKind::Duplicate, at as u64),
+                    "n={n} {layout:?} tuple {later} = tuple {earlier}"
+                );
+            }
         }
-        b.end_block().unwrap();
-        let bytes = b.finish(40).unwrap();
-        let facts = ManifestFacts {
-            length: 40,
-            entries: n,
-        };
-        let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
-        assert_eq!(s.partition_count() as u64, n);
-        // Make tuple 1999 equal to tuple 17 (the value field's first byte).
-        let t17 = tuple(17);
-        let t4321 = tuple(1999);
-        let at = bytes
-            .windows(t4321.len())
-            .position(|w| w == &t4321[..])
-            .unwrap();
-        let mut dup = bytes.clone();
-        dup[at..at + t17.len()].copy_from_slice(&t17);
-        reseal(&mut dup);
-        let e = Sidecar::parse_with(&dup, &SidecarOptions { facts: Some(facts) }).unwrap_err();
-        assert_eq!((e.kind, e.offset), (ErrorKind::Duplicate, at as u64));
     }
 }
