@@ -666,7 +666,7 @@ impl<'a> Sidecar<'a> {
 mod tests {
     extern crate std;
     use super::*;
-    use crate::sidecar::{BuildSettings, EntryCoverage, Layout, SidecarBuilder, SidecarOptions};
+    use crate::sidecar::SidecarOptions;
     use alloc::vec::Vec;
     use lakecore_testkit::rng::Rng;
 
@@ -678,11 +678,6 @@ mod tests {
     fn duplicate_checks_agree_with_a_naive_scan() {
         let mut rng = Rng::new(0x0d0b);
         let mut repeated = 0;
-        let header = {
-            let mut h = b"Obj\x01".to_vec();
-            h.resize(30, 0);
-            h
-        };
         for case in 0..300u32 {
             let n = 1 + rng.next_u64() % 600;
             // One tuple length per case (repeats are written by copying bytes).
@@ -698,27 +693,7 @@ mod tests {
                     t
                 })
                 .collect();
-            let layout = [Layout::Fixed, Layout::Compact][case as usize % 2];
-            let mut b = SidecarBuilder::new(
-                BuildSettings {
-                    layout,
-                    ..BuildSettings::default()
-                },
-                &header,
-            );
-            b.begin_block(30, 10).unwrap();
-            for t in &tuples {
-                b.add(EntryCoverage {
-                    partition: Some(t),
-                    bucket: None,
-                    total_buckets: None,
-                    first_row_id: None,
-                    row_count: 1,
-                })
-                .unwrap();
-            }
-            b.end_block().unwrap();
-            let bytes = b.finish(40).unwrap();
+            let bytes = lakecore_testkit::sidecar::dictionary_sidecar(case % 2 == 1, &tuples);
             let options = SidecarOptions {
                 facts: Some(crate::sidecar::ManifestFacts {
                     length: 40,

@@ -22,6 +22,37 @@ pub fn golden_header() -> Vec<u8> {
     h
 }
 
+/// A sidecar of one manifest block with one entry per tuple of `tuples` (the dictionary
+/// holds them in this order; no row or bucket coverage), over a 40-byte manifest whose Avro
+/// header is 30 bytes. Fixed layout, or compact when `compact`.
+pub fn dictionary_sidecar(compact: bool, tuples: &[Vec<u8>]) -> Vec<u8> {
+    let mut header = b"Obj\x01".to_vec();
+    header.resize(30, 0);
+    let layout = if compact {
+        Layout::Compact
+    } else {
+        Layout::Fixed
+    };
+    let settings = BuildSettings {
+        layout,
+        ..BuildSettings::default()
+    };
+    let mut b = SidecarBuilder::new(settings, &header);
+    b.begin_block(30, 10).unwrap();
+    for t in tuples {
+        b.add(EntryCoverage {
+            partition: Some(t),
+            bucket: None,
+            total_buckets: None,
+            first_row_id: None,
+            row_count: 1,
+        })
+        .unwrap();
+    }
+    b.end_block().unwrap();
+    b.finish(40).unwrap()
+}
+
 /// A 2-field BinaryRow `(int, string-or-null)` with its arity prefix, built independently.
 pub fn partition(int: i32, s: Option<&str>) -> Vec<u8> {
     let mut p = vec![0, 0, 0, 2];

@@ -230,12 +230,7 @@ fn unknown_encodings_are_skipped_per_dimension() {
 
 #[test]
 fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
-    use lakecore::sidecar::{BuildSettings, EntryCoverage, Layout, SidecarBuilder};
-    let header = {
-        let mut h = b"Obj\x01".to_vec();
-        h.resize(30, 0);
-        h
-    };
+    use lakecore::sidecar::Layout;
     let tuple = |i: u64| {
         let mut p = vec![0, 0, 0, 1];
         p.extend_from_slice(&[0u8; 8]);
@@ -246,25 +241,8 @@ fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
     // and 128 tuples), the allocated table (up to 4,096) and the sort above it.
     for n in [2u64, 8, 9, 128, 129, 2000, 4096, 4097] {
         for layout in [Layout::Fixed, Layout::Compact] {
-            let settings = BuildSettings {
-                layout,
-                ..BuildSettings::default()
-            };
-            let mut b = SidecarBuilder::new(settings, &header);
-            b.begin_block(30, 10).unwrap();
-            for i in 0..n {
-                let t = tuple(i);
-                b.add(EntryCoverage {
-                    partition: Some(&t),
-                    bucket: None,
-                    total_buckets: None,
-                    first_row_id: None,
-                    row_count: 1,
-                })
-                .unwrap();
-            }
-            b.end_block().unwrap();
-            let bytes = b.finish(40).unwrap();
+            let tuples: Vec<Vec<u8>> = (0..n).map(tuple).collect();
+            let bytes = dictionary_sidecar(layout == Layout::Compact, &tuples);
             let facts = ManifestFacts {
                 length: 40,
                 entries: n,
