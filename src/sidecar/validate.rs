@@ -517,77 +517,79 @@ fn tuple_hash(tuple: &[u8]) -> u64 {
 
 /// `bytes[start..start + len]`, if in bounds.
 #[inline]
-fn start_len(bytes: &[u8], start: usize, len: u32) -> Option<&[u8]> {
+fn start_len(bytes: &[u8], start: u32, len: u32) -> Option<&[u8]> {
+    let start = usize::try_from(start).ok()?;
     bytes.get(start..start.checked_add(usize::try_from(len).ok()?)?)
 }
 
 /// A slot of the exact duplicate table: the tuple's hash tag (`0` = empty) and where its
-/// bytes are in the dictionary.
+/// bytes are in the dictionary (12 bytes).
 #[derive(Clone, Copy, Default)]
 struct Slot {
     tag: u32,
     len: u32,
-    start: usize,
+    start: u32,
 }
 
-/// Dictionaries up to this size are checked in a table on the stack (twice as many slots).
-const STACK_TABLE_TUPLES: u32 = 128;
+/// Dictionaries up to this size are checked in a table on the stack (twice as many slots,
+/// 12 KiB); larger ones by the filter (or, with `alloc`, above 4,096 by sorting).
+const STACK_TABLE_TUPLES: u32 = 512;
 
 impl<'a> Sidecar<'a> {
     /// No tuple appears twice: [`ErrorKind::Duplicate`] at the lowest-indexed tuple equal to
-    /// an earlier one.
+    /// an earlier one. Allocation-free up to 4,096 tuples.
     ///
-    /// Up to 4,096 tuples: an open-addressing table of the tuples' hashes, at least twice as
-    /// many slots as tuples (on the stack up to 128 tuples, allocated above with feature
-    /// `alloc`). Only tuples whose hash tags agree are compared byte for byte, so the check
-    /// is linear. (A one-bit-per-hash filter did this before: each false positive re-walked
-    /// the earlier tuples, and with a few hundred tuples that was most of a small sidecar's
-    /// validation.) Larger dictionaries, with `alloc`, are checked by sorting
-    /// ([`check_unique_sorted`](Self::check_unique_sorted)); without `alloc`, dictionaries
-    /// above 128 tuples go through the filter ([`check_unique_filter`](Self::check_unique_filter)).
+    /// Up to 512 tuples (every real sidecar seen so far): an open-addressing table of the
+    /// tuples' hashes on the stack, at least twice as many slots as tuples, in three sizes
+    /// (16, 128 and 1,024 slots). Only tuples whose hash tags agree are compared byte for
+    /// byte, so the check is linear. Above that, a 16 Kibit filter of tuple hashes sends
+    /// possible repeats to an exact comparison with the earlier tuples
+    /// ([`check_unique_filter`](Self::check_unique_filter)), which grows quadratic as the
+    /// filter fills; so with feature `alloc`, dictionaries of more than 4,096 tuples are
+    /// checked by sorting instead ([`check_unique_sorted`](Self::check_unique_sorted)).
+    /// (The filter served every size before: at a few hundred tuples its false positives,
+    /// each re-walking the earlier tuples, were most of a small sidecar's validation.)
     fn check_unique_partitions(&self) -> Result<()> {
         let n = self.partition_count;
-        if n <= 8 {
-            return self.check_unique_table(&mut [Slot::default(); 16]);
-        }
-        if n <= STACK_TABLE_TUPLES {
-            return self
-                .check_unique_table(&mut [Slot::default(); 2 * STACK_TABLE_TUPLES as usize]);
+        // Tuple spans are kept as 32-bit offsets into the dictionary.
+        let small = u32::try_from(self.dictionary.len()).is_ok();
+        match n {
+            0..=8 if small => return self.check_unique_in::<16>(),
+            9..=64 if small => return self.check_unique_in::<128>(),
+            65..=STACK_TABLE_TUPLES if small => return self.check_unique_in::<1024>(),
+            _ => {}
         }
         #[cfg(feature = "alloc")]
-        {
-            if n > SORTED_UNIQUE_CHECK_ABOVE {
-                return self.check_unique_sorted();
-            }
-            // n <= 4096: at most 8,192 slots (128 KiB).
-            let slots = usize::try_from(n).map_or(0, |n| n.saturating_mul(2).next_power_of_two());
-            let mut table: alloc::vec::Vec<Slot> = alloc::vec::Vec::new();
-            table
-                .try_reserve_exact(slots)
-                .map_err(|_| Error::new(ErrorKind::LimitExceeded, self.dictionary_at))?;
-            table.resize(slots, Slot::default());
-            self.check_unique_table(&mut table)
+        if n > SORTED_UNIQUE_CHECK_ABOVE {
+            return self.check_unique_sorted();
         }
-        #[cfg(not(feature = "alloc"))]
         self.check_unique_filter()
+    }
+
+    /// The table check in a stack table of `N` slots (its own frame, so that the larger
+    /// tables are not reserved by every caller).
+    #[inline(never)]
+    fn check_unique_in<const N: usize>(&self) -> Result<()> {
+        self.check_unique_table(&mut [Slot::default(); N])
     }
 
     /// The table check over `slots` (a power of two, at least twice the tuple count).
     fn check_unique_table(&self, slots: &mut [Slot]) -> Result<()> {
         let mask = slots.len().wrapping_sub(1);
         let base = self.dictionary.as_ptr() as usize;
+        let too_large = |at| Error::new(ErrorKind::LimitExceeded, at);
         for (at, tuple) in self.partitions_with_offsets() {
             let h = tuple_hash(tuple);
             // The tag is never 0 (the empty slot's).
             let tag = ((h >> 32) as u32) | 1;
-            let start = (tuple.as_ptr() as usize).wrapping_sub(base);
-            let len =
-                u32::try_from(tuple.len()).map_err(|_| Error::new(ErrorKind::LimitExceeded, at))?;
+            let start = u32::try_from((tuple.as_ptr() as usize).wrapping_sub(base))
+                .map_err(|_| too_large(at))?;
+            let len = u32::try_from(tuple.len()).map_err(|_| too_large(at))?;
             let mut i = (h as usize) & mask;
             loop {
                 let Some(slot) = slots.get_mut(i) else {
                     // A table smaller than the dictionary: not a caller of this function.
-                    return Err(Error::new(ErrorKind::LimitExceeded, at));
+                    return Err(too_large(at));
                 };
                 if slot.tag == 0 {
                     *slot = Slot { tag, len, start };
@@ -605,10 +607,9 @@ impl<'a> Sidecar<'a> {
         Ok(())
     }
 
-    /// The allocation-free check for dictionaries above the stack table's size, without
-    /// feature `alloc`: a 16 Kibit filter of tuple hashes sends possible repeats to an exact
-    /// comparison with the earlier tuples (quadratic once the filter fills).
-    #[cfg_attr(all(feature = "alloc", not(test)), allow(dead_code))]
+    /// The allocation-free check for dictionaries above the stack table's size: a 16 Kibit
+    /// filter of tuple hashes sends possible repeats to an exact comparison with the earlier
+    /// tuples (quadratic once the filter fills).
     fn check_unique_filter(&self) -> Result<()> {
         const WORDS: usize = 256;
         let mut seen = [0u64; WORDS];

@@ -237,9 +237,9 @@ fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
         p.extend_from_slice(&i.to_le_bytes());
         p
     };
-    // Every size class of the duplicate check: the small and large stack tables (up to 8
-    // and 128 tuples), the allocated table (up to 4,096) and the sort above it.
-    for n in [2u64, 8, 9, 128, 129, 2000, 4096, 4097] {
+    // Every size class of the duplicate check: the three stack tables (up to 8, 64 and 512
+    // tuples), the filter (up to 4,096) and the sort above it.
+    for n in [2u64, 8, 9, 64, 65, 512, 513, 2000, 4096, 4097] {
         for layout in [Layout::Fixed, Layout::Compact] {
             let tuples: Vec<Vec<u8>> = (0..n).map(tuple).collect();
             let bytes = dictionary_sidecar(layout == Layout::Compact, &tuples);
