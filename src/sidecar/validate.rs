@@ -586,13 +586,16 @@ impl<'a> Sidecar<'a> {
                 .map_err(|_| too_large(at))?;
             let len = u32::try_from(tuple.len()).map_err(|_| too_large(at))?;
             let mut i = (h as usize) & mask;
-            loop {
+            // At most one pass over the table: a full table (more tuples than slots, which
+            // no caller passes) is an error, not an endless probe.
+            let mut placed = false;
+            for _ in 0..slots.len() {
                 let Some(slot) = slots.get_mut(i) else {
-                    // A table smaller than the dictionary: not a caller of this function.
-                    return Err(too_large(at));
+                    break;
                 };
                 if slot.tag == 0 {
                     *slot = Slot { tag, len, start };
+                    placed = true;
                     break;
                 }
                 if slot.tag == tag && slot.len == len {
@@ -602,6 +605,9 @@ impl<'a> Sidecar<'a> {
                     }
                 }
                 i = (i + 1) & mask;
+            }
+            if !placed {
+                return Err(too_large(at));
             }
         }
         Ok(())
@@ -737,6 +743,13 @@ mod tests {
                 "large table, case {case}"
             );
             assert_eq!(got(view.check_unique_filter()), want, "filter, case {case}");
+            if n > 4 && want.is_none() {
+                // A table with fewer slots than tuples: an error, not an endless probe.
+                let e = view
+                    .check_unique_table(&mut [Slot::default(); 4])
+                    .unwrap_err();
+                assert_eq!(e.kind, ErrorKind::LimitExceeded, "case {case}");
+            }
             assert_eq!(got(view.check_unique_sorted()), want, "sort, case {case}");
         }
         assert!(repeated > 100, "{repeated} of 300 cases with a repeat");
