@@ -669,7 +669,7 @@ impl<'a> Sidecar<'a> {
     }
 }
 
-#[cfg(all(test, feature = "alloc"))]
+#[cfg(all(test, feature = "std"))]
 mod tests {
     extern crate std;
     use super::*;
