@@ -106,7 +106,7 @@ impl<'q> Query<'q> {
     pub fn keeps(&self, block: &Block<'_>) -> Result<bool> {
         // Inline: the common outcomes (no filter; a row envelope that meets no range).
         if let (Some(ranges), Some(envelope)) = (self.rows, block.row_id_envelope()) {
-            if envelope_misses(ranges.as_slice(), envelope) {
+            if first_meeting(ranges.as_slice(), envelope).is_none() {
                 return Ok(false);
             }
         } else if self.selects_all() {
@@ -161,21 +161,20 @@ impl<'q> Query<'q> {
     }
 }
 
-/// Whether the envelope `[min, max]` meets none of the sorted, disjoint `ranges`.
+/// The first of the sorted, disjoint `ranges` that can meet the envelope `[min, max]` (the
+/// first not ending before `min`), or `None` when no range meets it.
 #[inline(always)]
-fn envelope_misses(ranges: &[RowRange], (min, max): (u64, u64)) -> bool {
+fn first_meeting(ranges: &[RowRange], (min, max): (u64, u64)) -> Option<usize> {
     let i = ranges.partition_point(|r| r.last < min);
-    ranges.get(i).is_none_or(|r| r.first > max)
+    ranges.get(i).filter(|r| r.first <= max).map(|_| i)
 }
 
 /// Envelope first, then intervals until the first hit (merge walk over sorted ranges).
 #[inline]
-fn rows_hit(ranges: &[RowRange], (min, max): (u64, u64), block: &Block<'_>) -> Result<bool> {
-    let mut i = ranges.partition_point(|r| r.last < min);
-    match ranges.get(i) {
-        Some(r) if r.first <= max => {}
-        _ => return Ok(false),
-    }
+fn rows_hit(ranges: &[RowRange], envelope: (u64, u64), block: &Block<'_>) -> Result<bool> {
+    let Some(mut i) = first_meeting(ranges, envelope) else {
+        return Ok(false);
+    };
     let Some(intervals) = block.try_row_ids()? else {
         return Ok(true);
     };
