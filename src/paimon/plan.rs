@@ -1328,6 +1328,223 @@ fn key_then_position(a: &DataFile, b: &DataFile) -> core::cmp::Ordering {
     key_order(a, b).then(a.position.cmp(&b.position))
 }
 
+/// The reconciliation walk over `files` and `deletes`, both sorted by [`key_then_position`]:
+/// per file, the last ADD wins unless a later DELETE of the same file follows it. Moves the
+/// files kept to the front, in order, and returns how many they are.
+fn apply_deletes(files: &mut [DataFile], deletes: &[DataFile]) -> usize {
+    let mut kept = 0usize;
+    let mut next_delete = 0usize;
+    let mut at = 0usize;
+    while let Some(first) = files.get(at) {
+        // The run of ADDs of one file: the last one (the latest position) wins.
+        let mut end = at + 1;
+        while files.get(end).is_some_and(|f| key_order(f, first).is_eq()) {
+            end += 1;
+        }
+        let Some(winner) = files.get(end - 1) else {
+            break;
+        };
+        while deletes
+            .get(next_delete)
+            .is_some_and(|d| key_order(d, winner).is_lt())
+        {
+            next_delete += 1;
+        }
+        let mut last_delete = None;
+        while let Some(d) = deletes
+            .get(next_delete)
+            .filter(|d| key_order(d, winner).is_eq())
+        {
+            last_delete = Some(d.position);
+            next_delete += 1;
+        }
+        if last_delete.is_none_or(|d| d < winner.position) {
+            files.swap(kept, end - 1);
+            // Files of one partition share one allocation of its bytes from here on (a
+            // manifest's run shares one already; the plan's neighbours come from many
+            // manifests), so whoever compares them next (the next resolve, the Arrow
+            // batches, the splits) compares pointers.
+            if let Some([.., prev, cur]) = files.get_mut(..=kept) {
+                if !Arc::ptr_eq(&prev.partition, &cur.partition) && prev.partition == cur.partition
+                {
+                    cur.partition = Arc::clone(&prev.partition);
+                }
+            }
+            kept += 1;
+        }
+        at = end;
+    }
+    kept
+}
+
+/// Plans with fewer files than this are sorted whole.
+const GROUP_MIN_FILES: usize = 1 << 12;
+/// Reconciling by group pays while groups hold at least this many files on average.
+const GROUP_MIN_AVERAGE: usize = 16;
+
+/// [`Reconciler::resolve`] one `(partition, bucket)` group at a time; `false` (nothing
+/// changed) when the plan is small or has too many groups for that to pay.
+///
+/// A plan has far fewer groups than files. Sorting all files by their whole key compares
+/// partition bytes behind two pointers on every comparison and moves 240-byte files across
+/// the whole plan on every pass. Here the files (and the DELETEs) are first moved into
+/// their group's range in place: one distributing pass, the first digit of an MSD radix
+/// sort, whose moves stream through memory group by group. Each group is then sorted and
+/// reconciled alone, in parallel, while it fits in cache, its files sharing one allocation
+/// of their partition bytes. Last, the files kept move to the front, group after group.
+fn resolve_by_group(files: &mut Vec<DataFile>, deletes: &mut Vec<DataFile>) -> bool {
+    use rayon::prelude::*;
+    type FxHashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
+    if files.len() < GROUP_MIN_FILES {
+        return false;
+    }
+    // Each file's group, numbered as first met; each DELETE's (`u32::MAX`: no file of
+    // its group is held, so it deletes nothing, now or later).
+    let mut ids: FxHashMap<(&[u8], i32), u32> = FxHashMap::default();
+    // Each group's partition bytes, as its first file holds them.
+    let mut shared: Vec<Arc<[u8]>> = Vec::new();
+    let mut group = Vec::with_capacity(files.len());
+    let mut last: Option<(*const u8, i32, u32)> = None;
+    for f in files.iter() {
+        let ptr = f.partition.as_ptr();
+        let g = match last {
+            // The files of a manifest's run share one allocation of their partition bytes.
+            Some((p, b, g)) if p == ptr && b == f.bucket => g,
+            _ => {
+                let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+                *ids.entry((&f.partition[..], f.bucket)).or_insert_with(|| {
+                    shared.push(Arc::clone(&f.partition));
+                    next
+                })
+            }
+        };
+        last = Some((ptr, f.bucket, g));
+        group.push(g);
+    }
+    let groups = ids.len();
+    if groups.saturating_mul(GROUP_MIN_AVERAGE) > files.len() || groups >= u32::MAX as usize {
+        return false;
+    }
+    let mut dgroup: Vec<u32> = deletes
+        .iter()
+        .map(|d| {
+            ids.get(&(&d.partition[..], d.bucket))
+                .copied()
+                .unwrap_or(u32::MAX)
+        })
+        .collect();
+    // Groups in key order: `rank[id]` is the group's place in the plan, and the groups of
+    // one partition (its buckets) share one allocation of its bytes, `partition[rank]`.
+    let mut keys: Vec<((&[u8], i32), u32)> = ids.into_iter().collect();
+    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut rank = alloc::vec![0u32; groups];
+    let mut partition: Vec<Arc<[u8]>> = Vec::with_capacity(groups);
+    let mut prev: Option<&[u8]> = None;
+    for (r, ((bytes, _), id)) in keys.iter().enumerate() {
+        if let Some(slot) = rank.get_mut(*id as usize) {
+            *slot = u32::try_from(r).unwrap_or(u32::MAX);
+        }
+        let same = match (prev, partition.last()) {
+            (Some(p), Some(last)) if p == *bytes => Some(Arc::clone(last)),
+            _ => None,
+        };
+        if let Some(own) = same.or_else(|| shared.get(*id as usize).cloned()) {
+            partition.push(own);
+        }
+        prev = Some(bytes);
+    }
+    drop((keys, shared));
+    let to_rank = |g: &mut u32| *g = rank.get(*g as usize).copied().unwrap_or(groups as u32);
+    group.iter_mut().for_each(to_rank);
+    dgroup.iter_mut().for_each(to_rank);
+    let fends = distribute(files, &mut group, groups);
+    // The DELETEs of no group held sort last (group `groups`) and go.
+    let dends = distribute(deletes, &mut dgroup, groups + 1);
+    drop((group, dgroup));
+    deletes.truncate(dends.get(groups.wrapping_sub(1)).copied().unwrap_or(0));
+    // Each group: its files and its DELETEs.
+    let mut work = Vec::with_capacity(groups);
+    let (mut frest, mut drest): (&mut [DataFile], &mut [DataFile]) = (files, deletes);
+    let (mut fstart, mut dstart) = (0usize, 0usize);
+    for ((&fe, &de), shared) in fends.iter().zip(&dends).zip(&partition) {
+        let (f, ft) = core::mem::take(&mut frest).split_at_mut(fe - fstart);
+        let (d, dt) = core::mem::take(&mut drest).split_at_mut(de - dstart);
+        (frest, drest, fstart, dstart) = (ft, dt, fe, de);
+        work.push((f, d, shared));
+    }
+    let kept: Vec<usize> = work
+        .into_par_iter()
+        .map(|(f, d, shared)| {
+            for x in f.iter_mut().chain(d.iter_mut()) {
+                if !Arc::ptr_eq(&x.partition, shared) {
+                    x.partition = Arc::clone(shared);
+                }
+            }
+            let by_name = |a: &DataFile, b: &DataFile| {
+                a.file_name
+                    .cmp(&b.file_name)
+                    .then(a.position.cmp(&b.position))
+            };
+            f.sort_unstable_by(by_name);
+            d.sort_unstable_by(by_name);
+            apply_deletes(f, d)
+        })
+        .collect();
+    // The files kept, group after group, to the front.
+    let mut to = 0usize;
+    let mut from = 0usize;
+    for (&end, &n) in fends.iter().zip(&kept) {
+        for i in 0..n {
+            files.swap(to + i, from + i);
+        }
+        to += n;
+        from = end;
+    }
+    files.truncate(to);
+    true
+}
+
+/// Moves each item to its group's range, in place (groups `0..groups`, `group[i]` the
+/// group of `items[i]`, moved along); returns each group's end.
+fn distribute<T>(items: &mut [T], group: &mut [u32], groups: usize) -> Vec<usize> {
+    let mut end = alloc::vec![0usize; groups];
+    for &g in group.iter() {
+        if let Some(e) = end.get_mut(g as usize) {
+            *e += 1;
+        }
+    }
+    let mut sum = 0usize;
+    for e in end.iter_mut() {
+        sum += *e;
+        *e = sum;
+    }
+    // `next[g]`: the first place of group g's range not yet holding one of its own.
+    let mut next: Vec<usize> = core::iter::once(0)
+        .chain(end.iter().copied())
+        .take(groups)
+        .collect();
+    for g in 0..groups {
+        let Some(&stop) = end.get(g) else { break };
+        while let Some(&at) = next.get(g).filter(|&&at| at < stop) {
+            // Swap the item here to its own group's next place until one of group g's
+            // arrives.
+            while let Some(&home) = group.get(at).filter(|&&h| h as usize != g) {
+                let Some(dest) = next.get_mut(home as usize) else {
+                    break;
+                };
+                let to = *dest;
+                *dest += 1;
+                items.swap(at, to);
+                group.swap(at, to);
+            }
+            if let Some(n) = next.get_mut(g) {
+                *n += 1;
+            }
+        }
+    }
+    end
+}
+
 /// Pending DELETEs that make the reconciler resolve: below this many, never.
 const RESOLVE_MIN_DELETES: usize = 1 << 16;
 
@@ -1357,56 +1574,14 @@ impl Reconciler {
     /// Applies every pending DELETE to `files`, drops files an ADD of the same key replaced,
     /// and leaves `files` sorted by [`key_order`] with one file per key.
     fn resolve(&mut self) {
-        use rayon::slice::ParallelSliceMut;
-        let files = &mut self.files;
-        let deletes = &mut self.deletes;
-        files.par_sort_unstable_by(key_then_position);
-        deletes.par_sort_unstable_by(key_then_position);
-        let mut kept = 0usize;
-        let mut next_delete = 0usize;
-        let mut at = 0usize;
-        while let Some(first) = files.get(at) {
-            // The run of ADDs of one file: the last one (the latest position) wins.
-            let mut end = at + 1;
-            while files.get(end).is_some_and(|f| key_order(f, first).is_eq()) {
-                end += 1;
-            }
-            let Some(winner) = files.get(end - 1) else {
-                break;
-            };
-            while deletes
-                .get(next_delete)
-                .is_some_and(|d| key_order(d, winner).is_lt())
-            {
-                next_delete += 1;
-            }
-            let mut last_delete = None;
-            while let Some(d) = deletes
-                .get(next_delete)
-                .filter(|d| key_order(d, winner).is_eq())
-            {
-                last_delete = Some(d.position);
-                next_delete += 1;
-            }
-            if last_delete.is_none_or(|d| d < winner.position) {
-                files.swap(kept, end - 1);
-                // Files of one partition share one allocation of its bytes from here on
-                // (a manifest's run shares one already; the plan's neighbours come from
-                // many manifests), so whoever compares them next (the next resolve, the
-                // Arrow batches, the splits) compares pointers.
-                if let Some([.., prev, cur]) = files.get_mut(..=kept) {
-                    if !Arc::ptr_eq(&prev.partition, &cur.partition)
-                        && prev.partition == cur.partition
-                    {
-                        cur.partition = Arc::clone(&prev.partition);
-                    }
-                }
-                kept += 1;
-            }
-            at = end;
+        if !resolve_by_group(&mut self.files, &mut self.deletes) {
+            use rayon::slice::ParallelSliceMut;
+            self.files.par_sort_unstable_by(key_then_position);
+            self.deletes.par_sort_unstable_by(key_then_position);
+            let kept = apply_deletes(&mut self.files, &self.deletes);
+            self.files.truncate(kept);
         }
-        files.truncate(kept);
-        deletes.clear();
+        self.deletes.clear();
     }
 
     /// Applies the next manifest's result (entries moved, not copied).
@@ -1487,6 +1662,41 @@ mod tests {
             let keys = 1 + rng.next_u64() % 40;
             let manifests = 1 + rng.next_u64() % 12;
             let resolve_min = [1usize, 3, 1 << 20][case as usize % 3];
+            replay_case(&mut rng, case, keys, manifests, 30, (3, 2), resolve_min);
+        }
+    }
+
+    /// Plans large enough to be reconciled by group ([`resolve_by_group`]), and some with
+    /// too many groups for it, against the in-order replay.
+    #[test]
+    fn reconciler_by_group_matches_an_in_order_replay() {
+        let mut rng = Rng::new(23);
+        for case in 0..12u32 {
+            let keys = 2_000 + rng.next_u64() % 8_000;
+            let groups = match case % 4 {
+                0 => (1, 1),
+                1 => (7, 3),
+                2 => (40, 8),
+                _ => (1_500, 4), // more groups than a sixteenth of the files
+            };
+            let resolve_min = [1usize, 2_000, 1 << 20][case as usize % 3];
+            replay_case(&mut rng, case, keys, 6, 3_000, groups, resolve_min);
+        }
+    }
+
+    /// One random plan: `manifests` manifests of up to `per_manifest` entries over `keys`
+    /// files in `groups.0` partitions x `groups.1` buckets, a third of them DELETEs,
+    /// reconciled and compared with replaying the entries in order.
+    fn replay_case(
+        rng: &mut Rng,
+        case: u32,
+        keys: u64,
+        manifests: u64,
+        per_manifest: u64,
+        groups: (u64, u64),
+        resolve_min: usize,
+    ) {
+        {
             let mut model: BTreeMap<(Vec<u8>, i32, String), DataFile> = BTreeMap::new();
             let mut r = Reconciler {
                 snapshot: None,
@@ -1497,13 +1707,14 @@ mod tests {
             };
             for m in 0..manifests {
                 let mut entries = Vec::new();
-                for i in 0..rng.next_u64() % 30 {
+                for i in 0..rng.next_u64() % per_manifest {
                     let k = rng.next_u64() % keys;
+                    let part = (k % groups.0) as u16;
                     let file = DataFile {
-                        partition: Arc::from(&[0, 0, 0, 1, (k % 3) as u8][..]),
-                        bucket: (k % 2) as i32,
+                        partition: Arc::from(&[0, 0, 0, 1, (part >> 8) as u8, part as u8][..]),
+                        bucket: ((k / groups.0) % groups.1) as i32,
                         file_name: alloc::format!("data-{k}.parquet"),
-                        row_count: (m * 100 + i) as i64,
+                        row_count: (m * 100_000 + i) as i64,
                         position: EntryPosition {
                             manifest: m as u32,
                             block: 0,
@@ -1527,7 +1738,8 @@ mod tests {
             }
             let plan = r.finish();
             let expected: Vec<DataFile> = model.into_values().collect();
-            assert_eq!(plan.files, expected, "case {case}");
+            assert_eq!(plan.files.len(), expected.len(), "case {case}");
+            assert!(plan.files == expected, "case {case}");
             // Neighbours of one partition share its bytes' allocation.
             for pair in plan.files.windows(2) {
                 if pair[0].partition == pair[1].partition {
@@ -1536,6 +1748,57 @@ mod tests {
                         "case {case}"
                     );
                 }
+            }
+        }
+    }
+
+    /// The grouped reconciliation takes the plans it is meant for, declines the others, and
+    /// leaves what the whole sort and walk leave.
+    #[test]
+    fn resolve_by_group_equals_the_whole_sort() {
+        use rayon::slice::ParallelSliceMut;
+        let mut rng = Rng::new(24);
+        for (case, (files_n, parts, buckets, taken)) in [
+            (5_000u64, 10u64, 4u64, true),
+            (20_000, 1, 1, true),
+            (9_000, 2_000, 1, false), // a group per few files
+            (4_000, 3, 3, false),     // too small
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut make = |n: u64, manifest: u32| -> Vec<DataFile> {
+                (0..n)
+                    .map(|i| {
+                        let k = rng.next_u64() % (files_n * 2 / 3);
+                        DataFile {
+                            partition: Arc::from(
+                                &[(k % parts) as u8, ((k % parts) >> 8) as u8][..],
+                            ),
+                            bucket: ((k / parts) % buckets) as i32,
+                            file_name: alloc::format!("f{k}"),
+                            position: EntryPosition {
+                                manifest,
+                                block: 0,
+                                entry: i as u32,
+                            },
+                            ..DataFile::default()
+                        }
+                    })
+                    .collect()
+            };
+            let files = make(files_n, 0);
+            let deletes = make(files_n / 4, 1);
+            let (mut f1, mut d1) = (files.clone(), deletes.clone());
+            assert_eq!(resolve_by_group(&mut f1, &mut d1), taken, "case {case}");
+            let (mut f2, mut d2) = (files, deletes);
+            f2.par_sort_unstable_by(key_then_position);
+            d2.par_sort_unstable_by(key_then_position);
+            let kept = apply_deletes(&mut f2, &d2);
+            f2.truncate(kept);
+            if taken {
+                assert!(kept > 0 && kept < files_n as usize, "case {case}");
+                assert_eq!(f1, f2, "case {case}");
             }
         }
     }
