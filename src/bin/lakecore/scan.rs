@@ -340,15 +340,25 @@ pub fn run(args: &Args) -> CliResult {
                 context: "writing the plan to stdout".into(),
                 error,
             })?;
+        exit_holding(plan);
         return Ok(());
     }
     report(args, &plan, prepared.schema());
+    exit_holding(plan);
     Ok(())
+}
+
+/// Leaves `plan` to the process's exit instead of freeing it: the process ends next, and
+/// freeing a plan of a million files (two heap blocks each) took about 0.2 s of `free`
+/// calls whose memory the exit returns anyway.
+fn exit_holding(plan: ScanPlan) {
+    core::mem::forget(plan);
 }
 
 /// Writes the `--json` document to `out` (buffered; hex and names written without
 /// per-byte formatting, since a full plan can list millions of files).
 fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result<()> {
+    use std::io::Write as _;
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut line = Vec::with_capacity(256);
     out.write_all(b"{\"files\":[")?;
@@ -363,7 +373,7 @@ fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result
             line.push(HEX[usize::from(b & 15)]);
         }
         line.extend_from_slice(b"\",\"bucket\":");
-        line.extend_from_slice(f.bucket.to_string().as_bytes());
+        write!(line, "{}", f.bucket)?;
         line.extend_from_slice(b",\"file_name\":");
         if f.file_name
             .bytes()
