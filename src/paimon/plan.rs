@@ -1155,19 +1155,36 @@ impl PreparedScan {
         let mut done = 0u64;
         let (json, known) = (OnceLock::new(), OnceLock::new());
         let memo = SchemaMemo::new(&json, &known);
+        // A window's results are reconciled (on one thread) while the next window is
+        // scanned, so that no core waits for the other.
+        let mut pending: Vec<ManifestScan> = Vec::new();
         for chunk in self.manifests.chunks(window) {
+            let previous = core::mem::take(&mut pending);
+            let reconcile = || previous.into_iter().for_each(|scan| reconciler.add(scan));
             let scans = match remote {
-                false => chunk
-                    .par_iter()
-                    .map(|m| self.scan_manifest_with(m, &memo))
-                    .collect::<Result<Vec<_>, _>>()?,
-                true => self.scan_waiting(chunk, in_flight, &memo)?,
+                false => {
+                    let (scans, ()) = rayon::join(
+                        || {
+                            chunk
+                                .par_iter()
+                                .map(|m| self.scan_manifest_with(m, &memo))
+                                .collect::<Result<Vec<_>, _>>()
+                        },
+                        reconcile,
+                    );
+                    scans?
+                }
+                true => {
+                    reconcile();
+                    self.scan_waiting(chunk, in_flight, &memo)?
+                }
             };
-            for scan in scans {
-                reconciler.add(scan);
-            }
+            pending = scans;
             done += crate::error::off(chunk.len());
             progress(done, total);
+        }
+        for scan in pending {
+            reconciler.add(scan);
         }
         Ok(reconciler.finish())
     }
