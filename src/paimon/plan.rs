@@ -1572,7 +1572,9 @@ const RESOLVE_MIN_DELETES: usize = 1 << 16;
 /// appended as they come, DELETEs are set aside, and resolving sorts both by
 /// `(partition, bucket, file name, position)` and keeps, per file, the last ADD unless a
 /// later DELETE of the same file follows it — what replaying them in order would leave.
-/// The plan's sort and the reconciliation are then one parallel sort and one linear walk.
+/// The plan's sort and the reconciliation are then one sort and one linear walk: per
+/// `(partition, bucket)` group, in parallel, after one pass that moves each file into its
+/// group's range (or, for plans with a group per few files, one parallel sort of them all).
 /// Resolving also happens whenever the pending DELETEs reach a quarter of the ADDs held (and
 /// at least 65,536), so memory stays proportional to the live files.
 #[derive(Debug)]
