@@ -1507,17 +1507,18 @@ fn resolve_by_group(files: &mut Vec<DataFile>, deletes: &mut Vec<DataFile>) -> b
             apply_deletes(f, d)
         })
         .collect();
-    // The files kept, group after group, to the front.
-    let mut to = 0usize;
-    let mut from = 0usize;
-    for (&end, &n) in fends.iter().zip(&kept) {
-        for i in 0..n {
-            files.swap(to + i, from + i);
+    // Each group holds its kept files first: close the gaps behind them (`retain` visits
+    // the files in order, and moves each kept one once).
+    let (mut at, mut g, mut start) = (0usize, 0usize, 0usize);
+    files.retain(|_| {
+        while fends.get(g).is_some_and(|&end| at >= end) {
+            start = fends.get(g).copied().unwrap_or(start);
+            g += 1;
         }
-        to += n;
-        from = end;
-    }
-    files.truncate(to);
+        let keep = kept.get(g).is_some_and(|&n| at - start < n);
+        at += 1;
+        keep
+    });
     true
 }
 
