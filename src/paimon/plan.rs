@@ -1733,7 +1733,9 @@ mod tests {
                     let file = DataFile {
                         partition: Arc::from(&[0, 0, 0, 1, (part >> 8) as u8, part as u8][..]),
                         bucket: ((k / groups.0) % groups.1) as i32,
-                        file_name: alloc::format!("data-{k}.parquet"),
+                        // Names repeat across partitions and buckets: a file is its
+                        // (partition, bucket, name).
+                        file_name: alloc::format!("data-{}.parquet", k / 4),
                         row_count: (m * 100_000 + i) as i64,
                         position: EntryPosition {
                             manifest: m as u32,
@@ -1787,16 +1789,17 @@ mod tests {
         .into_iter()
         .enumerate()
         {
-            let mut make = |n: u64, manifest: u32| -> Vec<DataFile> {
+            // DELETEs also name partitions no ADD has (`parts..2 * parts`): they delete
+            // nothing.
+            let mut make = |n: u64, manifest: u32, parts_named: u64| -> Vec<DataFile> {
                 (0..n)
                     .map(|i| {
                         let k = rng.next_u64() % (files_n * 2 / 3);
+                        let part = (k / 7 + rng.next_u64()) % parts_named;
                         DataFile {
-                            partition: Arc::from(
-                                &[(k % parts) as u8, ((k % parts) >> 8) as u8][..],
-                            ),
+                            partition: Arc::from(&[part as u8, (part >> 8) as u8][..]),
                             bucket: ((k / parts) % buckets) as i32,
-                            file_name: alloc::format!("f{k}"),
+                            file_name: alloc::format!("f{}", k / 3),
                             position: EntryPosition {
                                 manifest,
                                 block: 0,
@@ -1807,8 +1810,8 @@ mod tests {
                     })
                     .collect()
             };
-            let files = make(files_n, 0);
-            let deletes = make(files_n / 4, 1);
+            let files = make(files_n, 0, parts);
+            let deletes = make(files_n / 4, 1, 2 * parts);
             let (mut f1, mut d1) = (files.clone(), deletes.clone());
             assert_eq!(resolve_by_group(&mut f1, &mut d1), taken, "case {case}");
             let (mut f2, mut d2) = (files, deletes);
