@@ -1497,13 +1497,10 @@ fn resolve_by_group(files: &mut Vec<DataFile>, deletes: &mut Vec<DataFile>) -> b
                     x.partition = Arc::clone(shared);
                 }
             }
-            let by_name = |a: &DataFile, b: &DataFile| {
-                a.file_name
-                    .cmp(&b.file_name)
-                    .then(a.position.cmp(&b.position))
-            };
-            f.sort_unstable_by(by_name);
-            d.sort_unstable_by(by_name);
+            // One partition allocation and one bucket here: the whole-key order compares
+            // a pointer and a number before the name.
+            f.sort_unstable_by(key_then_position);
+            d.sort_unstable_by(key_then_position);
             apply_deletes(f, d)
         })
         .collect();
