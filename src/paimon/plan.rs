@@ -1329,6 +1329,77 @@ fn with_decompressor<R>(codec: Codec, f: impl FnOnce(&mut Decompressor) -> R) ->
     out
 }
 
+/// A file or a DELETE in the reconciliation, by index: `at` counts the files, then the
+/// DELETEs after them (see [`Held::get`]). `prefix` is the first 16 bytes of its file name,
+/// big-endian and zero-padded: it orders names that differ early without reading them, and
+/// names differ early (a UUID follows a short fixed prefix).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    prefix: u128,
+    at: usize,
+}
+
+impl Slot {
+    fn new(at: usize, file: &DataFile) -> Self {
+        let mut head = [0u8; 16];
+        let name = file.file_name.as_bytes();
+        let n = name.len().min(16);
+        if let (Some(to), Some(from)) = (head.get_mut(..n), name.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        Slot {
+            prefix: u128::from_be_bytes(head),
+            at,
+        }
+    }
+}
+
+/// The files and DELETEs being reconciled, read through [`Slot`]s.
+#[derive(Clone, Copy)]
+struct Held<'f> {
+    files: &'f [DataFile],
+    deletes: &'f [DataFile],
+}
+
+impl<'f> Held<'f> {
+    fn get(&self, s: &Slot) -> Option<&'f DataFile> {
+        match s.at.checked_sub(self.files.len()) {
+            None => self.files.get(s.at),
+            Some(d) => self.deletes.get(d),
+        }
+    }
+
+    /// The order of two entries of one `(partition, bucket)` group: file name (the prefixes
+    /// first; a zero-padded prefix orders as the name does wherever two prefixes differ).
+    fn name_order(&self, a: &Slot, b: &Slot) -> core::cmp::Ordering {
+        a.prefix
+            .cmp(&b.prefix)
+            .then_with(|| match (self.get(a), self.get(b)) {
+                (Some(x), Some(y)) => x.file_name.cmp(&y.file_name),
+                _ => core::cmp::Ordering::Equal,
+            })
+    }
+
+    /// [`Held::name_order`], then the entries' positions in the snapshot.
+    fn name_then_position(&self, a: &Slot, b: &Slot) -> core::cmp::Ordering {
+        self.name_order(a, b)
+            .then_with(|| self.position_order(a, b))
+    }
+
+    /// The whole key ([`key_order`]), for entries of any groups.
+    fn key_order(&self, a: &Slot, b: &Slot) -> core::cmp::Ordering {
+        match (self.get(a), self.get(b)) {
+            (Some(x), Some(y)) => key_order(x, y),
+            _ => core::cmp::Ordering::Equal,
+        }
+    }
+
+    fn position_order(&self, a: &Slot, b: &Slot) -> core::cmp::Ordering {
+        let position = |s: &Slot| self.get(s).map(|f| f.position);
+        position(a).cmp(&position(b))
+    }
+}
+
 /// The order of a plan's files: partition bytes, bucket, file name.
 fn key_order(a: &DataFile, b: &DataFile) -> core::cmp::Ordering {
     let partition = match Arc::ptr_eq(&a.partition, &b.partition) {
@@ -1345,53 +1416,134 @@ fn key_then_position(a: &DataFile, b: &DataFile) -> core::cmp::Ordering {
     key_order(a, b).then(a.position.cmp(&b.position))
 }
 
-/// The reconciliation walk over `files` and `deletes`, both sorted by [`key_then_position`]:
-/// per file, the last ADD wins unless a later DELETE of the same file follows it. Moves the
-/// files kept to the front, in order, and returns how many they are.
-fn apply_deletes(files: &mut [DataFile], deletes: &[DataFile]) -> usize {
+/// The reconciliation walk over the files `adds` lists and the DELETEs `deletes` lists,
+/// both sorted by `same` (a file's identity) then position: per file, the last ADD wins
+/// unless a later DELETE of the same file follows it. Moves the slots of the files kept to
+/// the front of `adds`, in order, and returns how many they are.
+fn apply_deletes(
+    held: &Held<'_>,
+    adds: &mut [Slot],
+    deletes: &[Slot],
+    same: impl Fn(&Slot, &Slot) -> core::cmp::Ordering,
+) -> usize {
     let mut kept = 0usize;
     let mut next_delete = 0usize;
     let mut at = 0usize;
-    while let Some(first) = files.get(at) {
+    while let Some(first) = adds.get(at).copied() {
         // The run of ADDs of one file: the last one (the latest position) wins.
         let mut end = at + 1;
-        while files.get(end).is_some_and(|f| key_order(f, first).is_eq()) {
+        while adds.get(end).is_some_and(|f| same(f, &first).is_eq()) {
             end += 1;
         }
-        let Some(winner) = files.get(end - 1) else {
+        let Some(winner) = adds.get(end - 1).copied() else {
             break;
         };
         while deletes
             .get(next_delete)
-            .is_some_and(|d| key_order(d, winner).is_lt())
+            .is_some_and(|d| same(d, &winner).is_lt())
         {
             next_delete += 1;
         }
         let mut last_delete = None;
         while let Some(d) = deletes
             .get(next_delete)
-            .filter(|d| key_order(d, winner).is_eq())
+            .filter(|d| same(d, &winner).is_eq())
         {
-            last_delete = Some(d.position);
+            last_delete = held.get(d).map(|d| d.position);
             next_delete += 1;
         }
-        if last_delete.is_none_or(|d| d < winner.position) {
-            files.swap(kept, end - 1);
-            // Files of one partition share one allocation of its bytes from here on (a
-            // manifest's run shares one already; the plan's neighbours come from many
-            // manifests), so whoever compares them next (the next resolve, the Arrow
-            // batches, the splits) compares pointers.
-            if let Some([.., prev, cur]) = files.get_mut(..=kept) {
-                if !Arc::ptr_eq(&prev.partition, &cur.partition) && prev.partition == cur.partition
-                {
-                    cur.partition = Arc::clone(&prev.partition);
-                }
-            }
+        let position = held.get(&winner).map(|w| w.position);
+        if last_delete.is_none_or(|d| Some(d) < position) {
+            adds.swap(kept, end - 1);
             kept += 1;
         }
         at = end;
     }
     kept
+}
+
+/// Moves the files whose indices `kept` lists to the front of `files`, in that order, and
+/// returns how many they are (the others follow, in no order). Each file moves at most
+/// once, by a swap along the permutation's cycles: the sorts sort [`Slot`]s, never the
+/// 240-byte files. For a slice that fits in cache (one group): across a whole plan the
+/// swaps would miss the cache at both ends.
+fn gather(files: &mut [DataFile], kept: impl IntoIterator<Item = usize>) -> usize {
+    let n = files.len();
+    let mut dest = alloc::vec![usize::MAX; n];
+    let mut next = 0usize;
+    for at in kept {
+        if let Some(d) = dest.get_mut(at).filter(|d| **d == usize::MAX) {
+            *d = next;
+            next += 1;
+        }
+    }
+    let live = next;
+    for d in dest.iter_mut().filter(|d| **d == usize::MAX) {
+        *d = next;
+        next += 1;
+    }
+    // `dest` is a permutation: every swap puts one file in its place, so there are at most
+    // `n` of them (the budget only bounds the loop on principle).
+    let mut budget = n;
+    for i in 0..n {
+        while let Some(&d) = dest.get(i).filter(|&&d| d != i && d < n) {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            files.swap(i, d);
+            dest.swap(i, d);
+        }
+    }
+    live
+}
+
+/// Makes neighbouring files of one partition share one allocation of its bytes (a
+/// manifest's run shares one already; the plan's neighbours come from many manifests), so
+/// whoever compares them next (the next resolve, the Arrow batches, the splits) compares
+/// pointers.
+fn share_partitions(files: &mut [DataFile]) {
+    for i in 1..files.len() {
+        if let Some([prev, cur]) = files.get_mut(i - 1..=i) {
+            if !Arc::ptr_eq(&prev.partition, &cur.partition) && prev.partition == cur.partition {
+                cur.partition = Arc::clone(&prev.partition);
+            }
+        }
+    }
+}
+
+/// [`Reconciler::resolve`] by sorting every file and DELETE by its whole key (plans too
+/// small, or with too many groups, for [`resolve_by_group`]).
+fn resolve_whole(files: &mut Vec<DataFile>, deletes: &mut [DataFile]) {
+    use rayon::slice::ParallelSliceMut;
+    files.par_sort_unstable_by(key_then_position);
+    deletes.par_sort_unstable_by(key_then_position);
+    let n = files.len();
+    let held = Held { files, deletes };
+    let mut adds: Vec<Slot> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Slot::new(i, f))
+        .collect();
+    let dels: Vec<Slot> = deletes
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Slot::new(n + i, d))
+        .collect();
+    let kept = apply_deletes(&held, &mut adds, &dels, |a, b| held.key_order(a, b));
+    // The files kept are in order already: close the gaps.
+    let mut keep = alloc::vec![false; n];
+    for s in adds.iter().take(kept) {
+        if let Some(k) = keep.get_mut(s.at) {
+            *k = true;
+        }
+    }
+    let mut at = 0usize;
+    files.retain(|_| {
+        at += 1;
+        keep.get(at - 1).copied().unwrap_or(false)
+    });
+    share_partitions(files);
 }
 
 /// Plans with fewer files than this are sorted whole.
@@ -1406,17 +1558,19 @@ const GROUP_MIN_AVERAGE: usize = 16;
 /// partition bytes behind two pointers on every comparison and moves 240-byte files across
 /// the whole plan on every pass. Here the files (and the DELETEs) are first moved into
 /// their group's range in place: one distributing pass, the first digit of an MSD radix
-/// sort, whose moves stream through memory group by group. Each group is then sorted and
-/// reconciled alone, in parallel, while it fits in cache, its files sharing one allocation
-/// of their partition bytes. Last, the files kept move to the front, group after group.
+/// sort, whose moves stream through memory group by group. Each group is then reconciled
+/// alone, in parallel, while it fits in cache: a [`Slot`] per file is sorted by name (most
+/// names compare by their prefixes alone), the walk keeps the winners, and they move to the
+/// group's front once each ([`gather`]), sharing one allocation of the partition bytes.
+/// Last, the files kept move to the front, group after group.
 fn resolve_by_group(files: &mut Vec<DataFile>, deletes: &mut Vec<DataFile>) -> bool {
     use rayon::prelude::*;
     type FxHashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
     if files.len() < GROUP_MIN_FILES {
         return false;
     }
-    // Each file's group, numbered as first met; each DELETE's (`u32::MAX`: no file of
-    // its group is held, so it deletes nothing, now or later).
+    // Each file's group, numbered as first met; each DELETE's (`None`: no file of its
+    // group is held, so it deletes nothing, now or later).
     let mut ids: FxHashMap<(&[u8], i32), u32> = FxHashMap::default();
     // Each group's partition bytes, as its first file holds them.
     let mut shared: Vec<Arc<[u8]>> = Vec::new();
@@ -1492,16 +1646,28 @@ fn resolve_by_group(files: &mut Vec<DataFile>, deletes: &mut Vec<DataFile>) -> b
     let kept: Vec<usize> = work
         .into_par_iter()
         .map(|(f, d, shared)| {
-            for x in f.iter_mut().chain(d.iter_mut()) {
+            // One partition and one bucket here: the name decides. The group's slots are
+            // sorted and walked, then its files kept move to its front.
+            let held = Held {
+                files: f,
+                deletes: d,
+            };
+            let mut adds: Vec<Slot> = f.iter().enumerate().map(|(i, x)| Slot::new(i, x)).collect();
+            let mut dels: Vec<Slot> = d
+                .iter()
+                .enumerate()
+                .map(|(i, x)| Slot::new(f.len() + i, x))
+                .collect();
+            adds.sort_unstable_by(|a, b| held.name_then_position(a, b));
+            dels.sort_unstable_by(|a, b| held.name_then_position(a, b));
+            let kept = apply_deletes(&held, &mut adds, &dels, |a, b| held.name_order(a, b));
+            let kept = gather(f, adds.iter().take(kept).map(|s| s.at));
+            for x in f.iter_mut().take(kept) {
                 if !Arc::ptr_eq(&x.partition, shared) {
                     x.partition = Arc::clone(shared);
                 }
             }
-            // One partition allocation and one bucket here: the whole-key order compares
-            // a pointer and a number before the name.
-            f.sort_unstable_by(key_then_position);
-            d.sort_unstable_by(key_then_position);
-            apply_deletes(f, d)
+            kept
         })
         .collect();
     // Each group holds its kept files first: close the gaps behind them (`retain` visits
@@ -1592,11 +1758,7 @@ impl Reconciler {
     /// and leaves `files` sorted by [`key_order`] with one file per key.
     fn resolve(&mut self) {
         if !resolve_by_group(&mut self.files, &mut self.deletes) {
-            use rayon::slice::ParallelSliceMut;
-            self.files.par_sort_unstable_by(key_then_position);
-            self.deletes.par_sort_unstable_by(key_then_position);
-            let kept = apply_deletes(&mut self.files, &self.deletes);
-            self.files.truncate(kept);
+            resolve_whole(&mut self.files, &mut self.deletes);
         }
         self.deletes.clear();
     }
@@ -1775,7 +1937,6 @@ mod tests {
     /// leaves what the whole sort and walk leave.
     #[test]
     fn resolve_by_group_equals_the_whole_sort() {
-        use rayon::slice::ParallelSliceMut;
         let mut rng = Rng::new(24);
         for (case, (files_n, parts, buckets, taken)) in [
             (5_000u64, 10u64, 4u64, true),
@@ -1811,11 +1972,26 @@ mod tests {
             let deletes = make(files_n / 4, 1, 2 * parts);
             let (mut f1, mut d1) = (files.clone(), deletes.clone());
             assert_eq!(resolve_by_group(&mut f1, &mut d1), taken, "case {case}");
-            let (mut f2, mut d2) = (files, deletes);
-            f2.par_sort_unstable_by(key_then_position);
-            d2.par_sort_unstable_by(key_then_position);
-            let kept = apply_deletes(&mut f2, &d2);
-            f2.truncate(kept);
+            let (mut f2, mut d2) = (files.clone(), deletes.clone());
+            resolve_whole(&mut f2, &mut d2);
+            // The model: per key, the ADD of the latest position, unless a DELETE of a later
+            // position follows it.
+            let mut model: BTreeMap<(Vec<u8>, i32, String), DataFile> = BTreeMap::new();
+            let key = |f: &DataFile| (f.partition.to_vec(), f.bucket, f.file_name.clone());
+            for f in files {
+                let k = key(&f);
+                if model.get(&k).is_none_or(|m| m.position < f.position) {
+                    model.insert(k, f);
+                }
+            }
+            for d in &deletes {
+                if model.get(&key(d)).is_some_and(|m| m.position < d.position) {
+                    model.remove(&key(d));
+                }
+            }
+            let expected: Vec<DataFile> = model.into_values().collect();
+            assert!(f2 == expected, "case {case}");
+            let kept = expected.len();
             if taken {
                 assert!(kept > 0 && kept < files_n as usize, "case {case}");
                 assert_eq!(f1, f2, "case {case}");
