@@ -7,6 +7,7 @@
 mod avro_generated;
 mod avro_hostile;
 mod avro_oracle;
+mod avro_program;
 mod codecs;
 mod concurrency;
 mod generated;

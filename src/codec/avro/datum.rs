@@ -351,38 +351,10 @@ impl<'s> Schema<'s> {
                     false => None,
                 };
                 let nonzero = map || self.node(item).nonzero;
-                loop {
-                    let at = c.position();
-                    let count = long(c)?;
-                    if count == 0 {
-                        return Ok(());
-                    }
-                    if count < 0 {
-                        // A negative count is followed by the block's size in bytes.
-                        let size = length(c)?;
-                        c.bytes_u64(size)?;
-                        continue;
-                    }
-                    let count = count.unsigned_abs();
-                    // Zero-byte items draw on the datum's allowance, not on the bytes left.
-                    let bound = if nonzero { off(c.remaining()) } else { *empty };
-                    if count > bound {
-                        return Err(Error::new(ErrorKind::InvalidLength, at));
-                    }
-                    if !nonzero {
-                        *empty -= count;
-                    }
-                    for _ in 0..count {
-                        if map {
-                            let len = length(c)?;
-                            c.bytes_u64(len)?;
-                        }
-                        match simple {
-                            Some(s) => s.skip(c)?,
-                            None => self.skip(item, c, depth + 1, empty)?,
-                        }
-                    }
-                }
+                skip_blocks(c, map, nonzero, empty, |c, empty| match simple {
+                    Some(s) => s.skip(c),
+                    None => self.skip(item, c, depth + 1, empty),
+                })
             }
             ty => skip_primitive(ty, n.size, c),
         }
@@ -390,7 +362,7 @@ impl<'s> Schema<'s> {
 
     /// How to step over a value of `node` without the recursive walk: a primitive type, or a
     /// two-branch union of `null` and a primitive type.
-    fn simple(&self, node: u16) -> Option<Simple> {
+    pub(super) fn simple(&self, node: u16) -> Option<Simple> {
         let n = self.node(node);
         let prim = |ty: Type| match ty {
             Type::Null
@@ -409,12 +381,12 @@ impl<'s> Schema<'s> {
                 let a = self.node(self.link(usize::from(n.a)).node).ty;
                 let b = self.node(self.link(usize::from(n.a) + 1).node).ty;
                 match (a, b) {
-                    (Type::Null, t) => prim(t).map(|ty| Simple { ty, union: Some(1) }),
-                    (t, Type::Null) => prim(t).map(|ty| Simple { ty, union: Some(0) }),
+                    (Type::Null, t) => prim(t).map(|ty| Simple { ty, union: 1 }),
+                    (t, Type::Null) => prim(t).map(|ty| Simple { ty, union: 2 }),
                     _ => None,
                 }
             }
-            ty => prim(ty).map(|ty| Simple { ty, union: None }),
+            ty => prim(ty).map(|ty| Simple { ty, union: 0 }),
         }
     }
 
@@ -449,25 +421,68 @@ impl<'s> Schema<'s> {
 }
 
 /// A value stepped over inline (see `Schema::simple`): a primitive type, in a two-branch
-/// union with `null` when `union` names the non-null branch.
-#[derive(Clone, Copy)]
-struct Simple {
-    ty: Type,
-    union: Option<i64>,
+/// union with `null` when `union` is 1 (`["null", T]`) or 2 (`[T, "null"]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Simple {
+    pub(super) ty: Type,
+    pub(super) union: u8,
 }
 
 impl Simple {
     #[inline(always)]
-    fn skip(self, c: &mut Cursor<'_>) -> Result<()> {
-        if let Some(branch) = self.union {
+    pub(super) fn skip(self, c: &mut Cursor<'_>) -> Result<()> {
+        if self.union != 0 {
             let at = c.position();
-            match long(c)? {
-                b if b == branch => {}
-                b if b == 1 - branch => return Ok(()),
+            match (long(c)?, self.union) {
+                (1, 1) | (0, 2) => {}
+                (0, 1) | (1, 2) => return Ok(()),
                 _ => return Err(Error::new(ErrorKind::InvalidValue, at)),
             }
         }
         skip_primitive(self.ty, 0, c)
+    }
+}
+
+/// Steps over the blocks of an array (`map`: of a map, each item after its key), each of
+/// whose items `item` steps over; `nonzero` when every item takes at least one byte (else
+/// the items draw on `empty`, what is left of [`MAX_EMPTY_ITEMS`]). The recursive walk and
+/// the flattened program both step over items through here.
+#[inline(always)]
+pub(super) fn skip_blocks<'a>(
+    c: &mut Cursor<'a>,
+    map: bool,
+    nonzero: bool,
+    empty: &mut u64,
+    mut item: impl FnMut(&mut Cursor<'a>, &mut u64) -> Result<()>,
+) -> Result<()> {
+    loop {
+        let at = c.position();
+        let count = long(c)?;
+        if count == 0 {
+            return Ok(());
+        }
+        if count < 0 {
+            // A negative count is followed by the block's size in bytes.
+            let size = length(c)?;
+            c.bytes_u64(size)?;
+            continue;
+        }
+        let count = count.unsigned_abs();
+        // Zero-byte items draw on the datum's allowance, not on the bytes left.
+        let bound = if nonzero { off(c.remaining()) } else { *empty };
+        if count > bound {
+            return Err(Error::new(ErrorKind::InvalidLength, at));
+        }
+        if !nonzero {
+            *empty -= count;
+        }
+        for _ in 0..count {
+            if map {
+                let len = length(c)?;
+                c.bytes_u64(len)?;
+            }
+            item(c, empty)?;
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 //! whole) is one step that hands its value to the recursive walker, so the two agree on
 //! every datum, error and offset (the `avro` fuzz harness checks that they do).
 
-use super::datum::{length, long, Value};
+use super::datum::{length, long, skip_blocks, Items, Simple, Value};
 use super::schema::{Projection, Schema, Type, DESCEND, MAX_DEPTH, MAX_LINKS, SKIP};
 use crate::cursor::Cursor;
 use crate::error::{Error, ErrorKind, Result};
@@ -24,6 +24,16 @@ pub(super) enum Prim {
     Double,
     Bytes,
     Str,
+    /// An array or map of [`Simple`] items, stepped over inline (read: its encoded items).
+    Items,
+    /// A two-branch union of `null` and a compound type whose steps follow (`len` of them,
+    /// jumped over when the value is `null`).
+    Optional,
+    /// A record read whole: where it starts; its fields are stepped over by the steps that
+    /// follow, up to its [`Prim::End`].
+    Record,
+    /// The end of a [`Prim::Record`]: its encoded fields are the value.
+    End,
     /// Anything else: the recursive walker reads (or skips) the step's node.
     Walk,
 }
@@ -40,6 +50,13 @@ pub(super) struct Step {
     depth: u8,
     /// The value's node (the union's node when `nullable` is set, for [`Prim::Walk`]).
     node: u16,
+    /// [`Prim::Optional`]: the steps of its non-null branch, which follow it.
+    len: u16,
+    /// [`Prim::Items`]: how each item is stepped over, whether the value is a map, and
+    /// whether every item takes a byte (see [`skip_blocks`]).
+    item: Simple,
+    map: bool,
+    nonzero: bool,
 }
 
 const EMPTY_STEP: Step = Step {
@@ -48,6 +65,13 @@ const EMPTY_STEP: Step = Step {
     nullable: 0,
     depth: 0,
     node: 0,
+    len: 0,
+    item: Simple {
+        ty: Type::Null,
+        union: 0,
+    },
+    map: false,
+    nonzero: false,
 };
 
 /// The flattened projection (see the module docs). `len == 0` with `ok == false`: not
@@ -72,6 +96,13 @@ impl Program {
     /// Whether datums are read by the program.
     pub(super) fn is_compiled(&self) -> bool {
         self.ok
+    }
+
+    /// See [`Projection::walked_steps`](super::Projection::walked_steps).
+    pub(super) fn walked_steps(&self) -> Option<usize> {
+        let steps = self.steps.get(..usize::from(self.len)).unwrap_or_default();
+        self.ok
+            .then(|| steps.iter().filter(|s| s.prim == Prim::Walk).count())
     }
 
     /// Flattens `marks` over `schema`; [`Program::NONE`] when the projection needs the
@@ -127,14 +158,121 @@ impl Program {
                 continue;
             }
             let slot = if mark == SKIP { 0 } else { mark };
-            let step = Self::step(schema, link.node, slot, depth + 1);
-            let Some(s) = self.steps.get_mut(usize::from(self.len)) else {
+            if !self.inline(schema, link.node, slot, depth + 1)
+                && !self.push(Self::step(schema, link.node, slot, depth + 1))
+            {
                 return false;
-            };
-            *s = step;
-            self.len += 1;
+            }
         }
         true
+    }
+
+    fn push(&mut self, step: Step) -> bool {
+        let Some(s) = self.steps.get_mut(usize::from(self.len)) else {
+            return false;
+        };
+        *s = step;
+        self.len += 1;
+        true
+    }
+
+    /// Appends steps that read a value of `node` (walked at `depth`) into `slot`, or step
+    /// over it (`slot` 0), without the recursive walker: a primitive or `["null", T]` of
+    /// one, a record (its fields stepped over one by one), an array or map of [`Simple`]
+    /// items, and
+    /// `["null", T]` of any of these (read into a slot: of an array, a map or a record).
+    /// `false`,
+    /// with nothing appended, for anything else: the caller appends a [`Prim::Walk`] step.
+    fn inline(&mut self, schema: &Schema<'_>, node: u16, slot: u8, depth: u8) -> bool {
+        if depth > MAX_PROGRAM_DEPTH {
+            return false;
+        }
+        let start = self.len;
+        let n = schema.node(node);
+        let done = match n.ty {
+            Type::Record => {
+                // Read whole: its start, its fields stepped over, its end with the slot.
+                let head = |prim| Step {
+                    prim,
+                    depth,
+                    node,
+                    ..EMPTY_STEP
+                };
+                let first = usize::from(n.a);
+                (slot == 0 || self.push(head(Prim::Record)))
+                    && (first..first + usize::from(n.b)).all(|i| {
+                        let field = schema.link(i).node;
+                        self.inline(schema, field, 0, depth + 1)
+                            || self.push(Self::step(schema, field, 0, depth + 1))
+                    })
+                    && (slot == 0
+                        || self.push(Step {
+                            slot,
+                            ..head(Prim::End)
+                        }))
+            }
+            Type::Array | Type::Map => match schema.simple(n.a) {
+                Some(item) => self.push(Step {
+                    prim: Prim::Items,
+                    slot,
+                    depth,
+                    node,
+                    item,
+                    map: n.ty == Type::Map,
+                    nonzero: n.ty == Type::Map || schema.node(n.a).nonzero,
+                    ..EMPTY_STEP
+                }),
+                None => false,
+            },
+            Type::Union if n.b == 2 => {
+                let a = schema.link(usize::from(n.a)).node;
+                let b = schema.link(usize::from(n.a) + 1).node;
+                let (nullable, other) = match (schema.node(a).ty, schema.node(b).ty) {
+                    (Type::Null, _) => (1u8, b),
+                    (_, Type::Null) => (2u8, a),
+                    _ => return false,
+                };
+                let step = Self::step(schema, node, slot, depth);
+                match step.prim {
+                    Prim::Walk => {
+                        let at = usize::from(self.len);
+                        let head = self.push(Step {
+                            prim: Prim::Optional,
+                            slot,
+                            nullable,
+                            depth,
+                            node,
+                            ..EMPTY_STEP
+                        });
+                        let body = head && self.inline(schema, other, slot, depth + 1);
+                        let len = self.len - start - 1;
+                        // Read into a slot, the non-null branch must be one value that
+                        // writes it (an array or map, or a record read whole).
+                        let one = slot == 0
+                            || self
+                                .steps
+                                .get(at + 1)
+                                .is_some_and(|s| matches!(s.prim, Prim::Items | Prim::Record));
+                        match self.steps.get_mut(at) {
+                            Some(h) if body && one => {
+                                h.len = len;
+                                true
+                            }
+                            _ => false,
+                        }
+                    }
+                    _ => self.push(step),
+                }
+            }
+            _ => {
+                let step = Self::step(schema, node, slot, depth);
+                step.prim != Prim::Walk && self.push(step)
+            }
+        };
+        if !done {
+            self.len = start;
+        }
+        done
     }
 
     fn prim(ty: Type) -> Prim {
@@ -159,6 +297,7 @@ impl Program {
             nullable: 0,
             depth,
             node,
+            ..EMPTY_STEP
         };
         match n.ty {
             Type::Union if n.b == 2 => {
@@ -177,6 +316,7 @@ impl Program {
                         nullable,
                         depth,
                         node,
+                        ..EMPTY_STEP
                     },
                 }
             }
@@ -188,6 +328,7 @@ impl Program {
                     nullable: 0,
                     depth,
                     node,
+                    ..EMPTY_STEP
                 },
             },
         }
@@ -221,14 +362,36 @@ impl<'s> Schema<'s> {
             }
         }
         let steps = prog.steps.get(..usize::from(prog.len)).unwrap_or_default();
-        for s in steps {
+        let mut next = 0usize;
+        // Where the record being read whole started (records read whole do not nest).
+        let mut open = (*c, c.position());
+        while let Some(s) = steps.get(next) {
+            next += 1;
             let v = match s.nullable {
-                0 => self.prim_value(s, c, empty)?,
+                0 => match s.prim {
+                    Prim::Record => {
+                        open = (*c, c.position());
+                        continue;
+                    }
+                    Prim::End => {
+                        let (start, origin) = open;
+                        let used = usize::try_from(c.position() - origin).unwrap_or(0);
+                        Value::Record(start.rest().get(..used).unwrap_or_default())
+                    }
+                    _ => self.prim_value(s, c, empty)?,
+                },
                 null_first => {
                     let at = c.position();
                     let i = long(c)?;
                     match (i, null_first) {
-                        (0, 1) | (1, 2) => Value::Null,
+                        (0, 1) | (1, 2) => {
+                            if s.prim == Prim::Optional {
+                                next += usize::from(s.len);
+                            }
+                            Value::Null
+                        }
+                        // The non-null branch of an `Optional`: its steps follow.
+                        (1, 1) | (0, 2) if s.prim == Prim::Optional => continue,
                         (1, 1) | (0, 2) => self.prim_value(s, c, empty)?,
                         _ => return Err(Error::new(ErrorKind::InvalidValue, at)),
                     }
@@ -284,6 +447,25 @@ impl<'s> Schema<'s> {
             }
             Prim::Float => Value::Float(f32::from_le_bytes(*c.array::<4>()?)),
             Prim::Double => Value::Double(f64::from_le_bytes(*c.array::<8>()?)),
+            Prim::Items => {
+                let (start, origin) = (*c, c.position());
+                let item = s.item;
+                skip_blocks(c, s.map, s.nonzero, empty, |c, _| item.skip(c))?;
+                match s.slot {
+                    0 => Value::Absent,
+                    _ => {
+                        let used = usize::try_from(c.position() - origin).unwrap_or(0);
+                        Value::Items(Items {
+                            bytes: start.rest().get(..used).unwrap_or_default(),
+                            origin,
+                            node: self.node(s.node).a,
+                            map: s.map,
+                        })
+                    }
+                }
+            }
+            // Handled by the run loop; never reached.
+            Prim::Optional | Prim::Record | Prim::End => Value::Absent,
             Prim::Walk => {
                 let depth = usize::from(s.depth);
                 if s.slot == 0 {

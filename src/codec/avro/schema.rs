@@ -545,4 +545,11 @@ impl Projection {
     pub fn is_empty(&self) -> bool {
         self.slots == 0
     }
+
+    /// How many steps of the flattened program hand their value to the recursive walk
+    /// (`None`: no program, the walk reads every datum). For tests and benches.
+    #[doc(hidden)]
+    pub fn walked_steps(&self) -> Option<usize> {
+        self.program.walked_steps()
+    }
 }
