@@ -141,3 +141,34 @@ fn program_reads_real_manifests_as_the_walk_does() {
     assert!(datums >= 1_000, "{datums} datums");
     assert!(mutated >= 2_000, "{mutated} mutated blocks");
 }
+
+/// A record whose every field is `["null", itself]`: the program's compile stops at its
+/// budget instead of re-exploring the nesting for every field (287 ms for 160 fields
+/// without it, 0.25 ms with it, in a release build), and the program it keeps still reads
+/// as the walk does.
+#[test]
+fn self_nesting_records_read_as_the_walk_does() {
+    for fields in [3usize, 40, 160] {
+        let list: Vec<String> = (0..fields)
+            .map(|i| format!(r#"{{"name": "f{i}", "type": ["null", "R"]}}"#))
+            .collect();
+        let json = format!(
+            r#"{{"type": "record", "name": "R", "fields": [{}]}}"#,
+            list.join(", ")
+        );
+        let schema = Schema::parse(json.as_bytes(), 0).unwrap();
+        let p = schema.project(&["f0", "f1"]).unwrap();
+        // Datums: f0 present once (then all null), f1 null; and garbage.
+        let mut datum = vec![2u8];
+        datum.extend(std::iter::repeat_n(0u8, fields)); // the inner R: all null
+        datum.extend(std::iter::repeat_n(0u8, fields - 1)); // the outer R's other fields
+        assert_eq!(agree(&schema, &p, &datum), 1);
+        let mut rng = Rng::new(fields as u64);
+        for _ in 0..200 {
+            let mut m = datum.clone();
+            let at = (rng.next_u64() % m.len() as u64) as usize;
+            m[at] = (rng.next_u64() % 5) as u8;
+            agree(&schema, &p, &m);
+        }
+    }
+}
