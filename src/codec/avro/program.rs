@@ -1,9 +1,12 @@
-//! A projection flattened into a straight-line list of steps, so the common datum — records
-//! of primitives, `["null", T]` unions, nested records the projection descends into — is
-//! read by one loop instead of a recursive walk over the type graph. Whatever the flat form
-//! cannot express (unions on the way to a projected field, arrays and maps, records taken
-//! whole) is one step that hands its value to the recursive walker, so the two agree on
-//! every datum, error and offset (the `avro` fuzz harness checks that they do).
+//! A projection flattened into a list of steps, so the common datum — records of
+//! primitives, `["null", T]` unions, nested records the projection descends into or steps
+//! over, arrays and maps of primitives, records, arrays and maps read whole — is read by one
+//! loop instead of a recursive walk over the type graph (a `["null", T]` of a compound `T`
+//! is a step that jumps over `T`'s steps when the value is null). Whatever the flat form
+//! cannot express (unions on the way to a projected field, unions of more than null and one
+//! type, arrays of compound items, nesting past `MAX_PROGRAM_DEPTH`) is one step that hands
+//! its value to the recursive walker, so the two agree on every datum, error and offset (the
+//! `avro` fuzz harness and `tests/scan/avro_program.rs` check that they do).
 
 use super::datum::{length, long, skip_blocks, Items, Simple, Value};
 use super::schema::{Projection, Schema, Type, DESCEND, MAX_DEPTH, MAX_LINKS, SKIP};
