@@ -259,7 +259,8 @@ impl Program {
                             ..EMPTY_STEP
                         });
                         let body = head && self.inline(schema, other, slot, depth + 1);
-                        let len = self.len - start - 1;
+                        // The steps after the head (none if the head did not fit).
+                        let len = self.len.saturating_sub(start + 1);
                         // Read into a slot, the non-null branch must be one value that
                         // writes it (an array or map, or a record read whole).
                         let one = slot == 0
