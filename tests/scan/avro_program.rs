@@ -1,7 +1,7 @@
 //! The flattened datum program against the recursive walk it replaces, on every real
-//! manifest and manifest list of the test warehouses (six codecs, Java-, Rust- and
-//! Python-written): the same values, errors and lengths on every record, and on thousands
-//! of mutated copies of the decompressed blocks. Paimon's manifest projection compiles to a
+//! manifest and manifest list of `tests/data/paimon/warehouse` (six codecs, written by
+//! pypaimon and paimon-rust): the same values, errors and lengths on every record, and on
+//! thousands of mutated copies of the decompressed blocks. Paimon's manifest projection compiles to a
 //! program with no step left to the walk.
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
