@@ -172,3 +172,32 @@ fn self_nesting_records_read_as_the_walk_does() {
         }
     }
 }
+
+/// A list nested deeper than the walk's depth limit, under records the program inlines:
+/// the step that hands the list to the walk must carry the walk's depth, so that both
+/// stop with `DepthLimit` at the same byte.
+#[test]
+fn deep_nesting_fails_where_the_walk_fails() {
+    let json = r#"{"type": "record", "name": "R", "fields": [
+        {"name": "v", "type": "long"},
+        {"name": "a", "type": {"type": "record", "name": "A", "fields": [
+            {"name": "b", "type": {"type": "record", "name": "B", "fields": [
+                {"name": "next", "type": ["null", {"type": "record", "name": "L", "fields": [
+                    {"name": "w", "type": "long"},
+                    {"name": "next", "type": ["null", "L"]}]}]}]}}]}}]}"#;
+    let schema = Schema::parse(json.as_bytes(), 0).unwrap();
+    let p = schema.project(&["v"]).unwrap();
+    for depth in [0usize, 3, 10, 14, 15, 16, 17, 30, 40] {
+        // v, then `depth` list nodes (branch 1, w), then null.
+        let mut datum = vec![2u8];
+        for _ in 0..depth {
+            datum.extend([2u8, 4]);
+        }
+        datum.push(0);
+        let (mut a, mut b) = (vec![Value::Absent; 1], vec![Value::Absent; 1]);
+        let ra = schema.read(&p, &mut Cursor::new(&datum), &mut a);
+        let rb = schema.read_walking(&p, &mut Cursor::new(&datum), &mut b);
+        assert_eq!(ra, rb, "list of {depth}");
+        assert_eq!(ra.is_err(), depth >= 15, "list of {depth}: {ra:?}");
+    }
+}
