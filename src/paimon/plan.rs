@@ -1362,6 +1362,18 @@ struct Held<'f> {
 }
 
 impl<'f> Held<'f> {
+    /// A slot per file and per DELETE, in their order.
+    fn slots(&self) -> (Vec<Slot>, Vec<Slot>) {
+        let n = self.files.len();
+        let slots = |from: &[DataFile], first: usize| -> Vec<Slot> {
+            from.iter()
+                .enumerate()
+                .map(|(i, f)| Slot::new(first + i, f))
+                .collect()
+        };
+        (slots(self.files, 0), slots(self.deletes, n))
+    }
+
     fn get(&self, s: &Slot) -> Option<&'f DataFile> {
         match s.at.checked_sub(self.files.len()) {
             None => self.files.get(s.at),
@@ -1520,16 +1532,7 @@ fn resolve_whole(files: &mut Vec<DataFile>, deletes: &mut [DataFile]) {
     deletes.par_sort_unstable_by(key_then_position);
     let n = files.len();
     let held = Held { files, deletes };
-    let mut adds: Vec<Slot> = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| Slot::new(i, f))
-        .collect();
-    let dels: Vec<Slot> = deletes
-        .iter()
-        .enumerate()
-        .map(|(i, d)| Slot::new(n + i, d))
-        .collect();
+    let (mut adds, dels) = held.slots();
     let kept = apply_deletes(&held, &mut adds, &dels, |a, b| held.key_order(a, b));
     // The files kept are in order already: close the gaps.
     let mut keep = alloc::vec![false; n];
@@ -1569,8 +1572,8 @@ fn resolve_by_group(files: &mut Vec<DataFile>, deletes: &mut Vec<DataFile>) -> b
     if files.len() < GROUP_MIN_FILES {
         return false;
     }
-    // Each file's group, numbered as first met; each DELETE's (`None`: no file of its
-    // group is held, so it deletes nothing, now or later).
+    // Each file's group, numbered as first met; each DELETE's (`u32::MAX`: no file of
+    // its group is held, so it deletes nothing, now or later).
     let mut ids: FxHashMap<(&[u8], i32), u32> = FxHashMap::default();
     // Each group's partition bytes, as its first file holds them.
     let mut shared: Vec<Arc<[u8]>> = Vec::new();
@@ -1652,12 +1655,7 @@ fn resolve_by_group(files: &mut Vec<DataFile>, deletes: &mut Vec<DataFile>) -> b
                 files: f,
                 deletes: d,
             };
-            let mut adds: Vec<Slot> = f.iter().enumerate().map(|(i, x)| Slot::new(i, x)).collect();
-            let mut dels: Vec<Slot> = d
-                .iter()
-                .enumerate()
-                .map(|(i, x)| Slot::new(f.len() + i, x))
-                .collect();
+            let (mut adds, mut dels) = held.slots();
             adds.sort_unstable_by(|a, b| held.name_then_position(a, b));
             dels.sort_unstable_by(|a, b| held.name_then_position(a, b));
             let kept = apply_deletes(&held, &mut adds, &dels, |a, b| held.name_order(a, b));
