@@ -26,8 +26,8 @@ pub use deletion::{DeletionFile, DeletionIndex};
 pub use error::ScanError;
 pub use filter::{condition_text, parse_conditions, CmpOp, Filter};
 pub use plan::{
-    DataFile, EntryPosition, ManifestRead, ManifestScan, PreparedScan, Reconciler, ScanEntry,
-    ScanOptions, ScanPlan, ScanStats,
+    DataFile, EntryPosition, ManifestRead, ManifestScan, ManifestScanner, PreparedScan, Reconciler,
+    ScanEntry, ScanOptions, ScanPlan, ScanStats,
 };
 pub use predicate::{
     parse_timestamp_millis, PartitionPredicate, PartitionType, ScanQuery, DEFAULT_PARTITION_NAME,

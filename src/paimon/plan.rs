@@ -629,9 +629,41 @@ impl PreparedScan {
     /// sidecar is fetched whole, then only the selected blocks, with coalesced ranged GETs
     /// (or one whole GET when they would cover most of the manifest); a manifest without a
     /// usable sidecar is fetched whole.
+    ///
+    /// Each call compiles the manifest's Avro schema anew. To scan many manifests, scan them
+    /// through [`with_scanner`](Self::with_scanner), which compiles it once for all of them.
     pub fn scan_manifest(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
+        self.with_scanner(|scanner| scanner.scan(meta))
+    }
+
+    /// Runs `f` with a [`ManifestScanner`]: [`scan_manifest`](Self::scan_manifest) for
+    /// any number of manifests, from any number of threads, with the manifest schema
+    /// compiled once and shared (the manifests of a table normally carry one schema; a
+    /// manifest with another is compiled on its own). [`run`](Self::run) scans this way.
+    ///
+    /// ```
+    /// use lakecore::paimon::{ScanQuery, Table};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/paimon/warehouse/sc.db/bucket4_rs");
+    /// let prepared = Table::open(dir)?.prepare(None, &ScanQuery::default())?;
+    /// let scans = prepared.with_scanner(|scanner| {
+    ///     std::thread::scope(|s| {
+    ///         let (front, back) = prepared.manifests().split_at(prepared.manifests().len() / 2);
+    ///         let back = s.spawn(|| back.iter().map(|m| scanner.scan(m)).collect::<Vec<_>>());
+    ///         let mut all: Vec<_> = front.iter().map(|m| scanner.scan(m)).collect();
+    ///         all.extend(back.join().unwrap());
+    ///         all.into_iter().collect::<Result<Vec<_>, _>>()
+    ///     })
+    /// })?;
+    /// let plan = prepared.finish(scans);
+    /// assert_eq!(plan.files, prepared.run(|_, _| {})?.files);
+    /// # Ok::<(), lakecore::paimon::ScanError>(())
+    /// ```
+    pub fn with_scanner<R>(&self, f: impl for<'c> FnOnce(&ManifestScanner<'c>) -> R) -> R {
         let (json, known) = (OnceLock::new(), OnceLock::new());
-        self.scan_manifest_with(meta, &SchemaMemo::new(&json, &known))
+        f(&ManifestScanner {
+            prepared: self,
+            memo: SchemaMemo::new(&json, &known),
+        })
     }
 
     fn scan_manifest_with(
@@ -1153,50 +1185,49 @@ impl PreparedScan {
         };
         let mut reconciler = self.reconciler();
         let mut done = 0u64;
-        let (json, known) = (OnceLock::new(), OnceLock::new());
-        let memo = SchemaMemo::new(&json, &known);
-        // A window's results are reconciled (on one thread) while the next window is
-        // scanned, so that no core waits for the other.
-        let mut pending: Vec<ManifestScan> = Vec::new();
-        for chunk in self.manifests.chunks(window) {
-            let previous = core::mem::take(&mut pending);
-            let reconcile = || previous.into_iter().for_each(|scan| reconciler.add(scan));
-            let scans = match remote {
-                false => {
-                    let (scans, ()) = rayon::join(
-                        || {
-                            chunk
-                                .par_iter()
-                                .map(|m| self.scan_manifest_with(m, &memo))
-                                .collect::<Result<Vec<_>, _>>()
-                        },
-                        reconcile,
-                    );
-                    scans?
-                }
-                true => {
-                    reconcile();
-                    self.scan_waiting(chunk, in_flight, &memo)?
-                }
-            };
-            pending = scans;
-            done += crate::error::off(chunk.len());
-            progress(done, total);
-        }
-        for scan in pending {
-            reconciler.add(scan);
-        }
-        Ok(reconciler.finish())
+        self.with_scanner(|scanner| {
+            // A window's results are reconciled (on one thread) while the next window is
+            // scanned, so that no core waits for the other.
+            let mut pending: Vec<ManifestScan> = Vec::new();
+            for chunk in self.manifests.chunks(window) {
+                let previous = core::mem::take(&mut pending);
+                let reconcile = || previous.into_iter().for_each(|scan| reconciler.add(scan));
+                let scans = match remote {
+                    false => {
+                        let (scans, ()) = rayon::join(
+                            || {
+                                chunk
+                                    .par_iter()
+                                    .map(|m| scanner.scan(m))
+                                    .collect::<Result<Vec<_>, _>>()
+                            },
+                            reconcile,
+                        );
+                        scans?
+                    }
+                    true => {
+                        reconcile();
+                        Self::scan_waiting(scanner, chunk, in_flight)?
+                    }
+                };
+                pending = scans;
+                done += crate::error::off(chunk.len());
+                progress(done, total);
+            }
+            for scan in pending {
+                reconciler.add(scan);
+            }
+            Ok(reconciler.finish())
+        })
     }
 
     /// Scans `chunk` on `threads` threads that mostly wait for the network (remote storage:
     /// rayon's CPU-sized pool would keep only a few requests in flight). Each thread holds
     /// one manifest's fetched bytes at a time.
     fn scan_waiting(
-        &self,
+        scanner: &ManifestScanner<'_>,
         chunk: &[ManifestFileMeta],
         threads: usize,
-        memo: &SchemaMemo<'_>,
     ) -> Result<Vec<ManifestScan>, ScanError> {
         use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         let next = AtomicUsize::new(0);
@@ -1211,7 +1242,7 @@ impl PreparedScan {
                         let (Some(meta), Some(slot)) = (chunk.get(i), slots.get(i)) else {
                             break;
                         };
-                        let result = self.scan_manifest_with(meta, memo);
+                        let result = scanner.scan(meta);
                         if result.is_err() {
                             failed.store(true, Ordering::Relaxed);
                         }
@@ -1277,6 +1308,33 @@ impl PreparedScan {
             deletes: Vec::new(),
             resolve_min: RESOLVE_MIN_DELETES,
         }
+    }
+}
+
+/// Scans the manifests of a [`PreparedScan`] with one compiled manifest schema; see
+/// [`PreparedScan::with_scanner`]. It is `Sync`: share it between threads.
+pub struct ManifestScanner<'c> {
+    prepared: &'c PreparedScan,
+    memo: SchemaMemo<'c>,
+}
+
+impl ManifestScanner<'_> {
+    /// [`PreparedScan::scan_manifest`], reusing the schema compiled for an earlier manifest
+    /// when this one's schema JSON is the same, byte for byte.
+    pub fn scan(&self, meta: &ManifestFileMeta) -> Result<ManifestScan, ScanError> {
+        self.prepared.scan_manifest_with(meta, &self.memo)
+    }
+}
+
+impl core::fmt::Debug for ManifestScanner<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ManifestScanner")
+            .field("manifests", &self.prepared.manifests.len())
+            .field(
+                "schema_compiled",
+                &self.memo.known.get().is_some_and(Option::is_some),
+            )
+            .finish()
     }
 }
 

@@ -219,8 +219,9 @@ pub(crate) fn failure(e: ScanError) -> Failure {
     }
 }
 
-/// Scans every manifest of `prepared` in parallel (rayon), results in manifest order; with
-/// `progress`, a progress bar appears on stderr once the work takes long.
+/// Scans every manifest of `prepared` in parallel (rayon, one compiled manifest schema),
+/// results in manifest order; with `progress`, a progress bar appears on stderr once the
+/// work takes long.
 pub(crate) fn scan_parallel(
     prepared: &PreparedScan,
     progress: bool,
@@ -234,18 +235,22 @@ pub(crate) fn scan_parallel(
     );
     let shown = AtomicBool::new(false);
     let start = Instant::now();
-    let scans = manifests
-        .par_iter()
-        .map(|m| {
-            let scan = prepared.scan_manifest(m);
-            bar.inc(1);
-            if progress && start.elapsed() > PROGRESS_AFTER && !shown.swap(true, Ordering::Relaxed)
-            {
-                bar.set_draw_target(ProgressDrawTarget::stderr());
-            }
-            scan
-        })
-        .collect::<Result<Vec<_>, _>>();
+    let scans = prepared.with_scanner(|scanner| {
+        manifests
+            .par_iter()
+            .map(|m| {
+                let scan = scanner.scan(m);
+                bar.inc(1);
+                if progress
+                    && start.elapsed() > PROGRESS_AFTER
+                    && !shown.swap(true, Ordering::Relaxed)
+                {
+                    bar.set_draw_target(ProgressDrawTarget::stderr());
+                }
+                scan
+            })
+            .collect::<Result<Vec<_>, _>>()
+    });
     bar.finish_and_clear();
     scans
 }
