@@ -376,17 +376,27 @@ impl<'s> Schema<'s> {
             | Type::String => Some(ty),
             _ => None,
         };
-        match n.ty {
-            Type::Union if n.b == 2 => {
-                let a = self.node(self.link(usize::from(n.a)).node).ty;
-                let b = self.node(self.link(usize::from(n.a) + 1).node).ty;
-                match (a, b) {
-                    (Type::Null, t) => prim(t).map(|ty| Simple { ty, union: 1 }),
-                    (t, Type::Null) => prim(t).map(|ty| Simple { ty, union: 2 }),
-                    _ => None,
-                }
-            }
-            ty => prim(ty).map(|ty| Simple { ty, union: 0 }),
+        match self.null_union(node) {
+            Some((union, other)) => prim(self.node(other).ty).map(|ty| Simple { ty, union }),
+            None if n.ty == Type::Union => None,
+            None => prim(n.ty).map(|ty| Simple { ty, union: 0 }),
+        }
+    }
+
+    /// A two-branch union with `null`: which branch is the null one, as [`null_branch`]
+    /// takes it (1: `["null", T]`, 2: `[T, "null"]`), and T's node. `None` for any other
+    /// type. The walk's inline steps and the flattened program recognise such unions here.
+    pub(super) fn null_union(&self, node: u16) -> Option<(u8, u16)> {
+        let n = self.node(node);
+        if n.ty != Type::Union || n.b != 2 {
+            return None;
+        }
+        let a = self.link(usize::from(n.a)).node;
+        let b = self.link(usize::from(n.a) + 1).node;
+        match (self.node(a).ty, self.node(b).ty) {
+            (Type::Null, _) => Some((1, b)),
+            (_, Type::Null) => Some((2, a)),
+            _ => None,
         }
     }
 
@@ -431,15 +441,23 @@ pub(super) struct Simple {
 impl Simple {
     #[inline(always)]
     pub(super) fn skip(self, c: &mut Cursor<'_>) -> Result<()> {
-        if self.union != 0 {
-            let at = c.position();
-            match (long(c)?, self.union) {
-                (1, 1) | (0, 2) => {}
-                (0, 1) | (1, 2) => return Ok(()),
-                _ => return Err(Error::new(ErrorKind::InvalidValue, at)),
-            }
+        if self.union != 0 && null_branch(c, self.union)? {
+            return Ok(());
         }
         skip_primitive(self.ty, 0, c)
+    }
+}
+
+/// Reads the branch index of a union with `null` whose null branch is `union` (1 or 2, see
+/// [`Schema::null_union`]): whether the value is null. Any other index is
+/// [`ErrorKind::InvalidValue`] at the index.
+#[inline(always)]
+pub(super) fn null_branch(c: &mut Cursor<'_>, union: u8) -> Result<bool> {
+    let at = c.position();
+    match (long(c)?, union) {
+        (0, 1) | (1, 2) => Ok(true),
+        (1, 1) | (0, 2) => Ok(false),
+        _ => Err(Error::new(ErrorKind::InvalidValue, at)),
     }
 }
 

@@ -8,7 +8,7 @@
 //! its value to the recursive walker, so the two agree on every datum, error and offset (the
 //! `avro` fuzz harness and `tests/scan/avro_program.rs` check that they do).
 
-use super::datum::{length, long, skip_blocks, Items, Simple, Value};
+use super::datum::{length, long, null_branch, skip_blocks, Items, Simple, Value};
 use super::schema::{Projection, Schema, Type, DESCEND, MAX_DEPTH, MAX_LINKS, SKIP};
 use crate::cursor::Cursor;
 use crate::error::{Error, ErrorKind, Result};
@@ -239,12 +239,8 @@ impl Program {
                 None => false,
             },
             Type::Union if n.b == 2 => {
-                let a = schema.link(usize::from(n.a)).node;
-                let b = schema.link(usize::from(n.a) + 1).node;
-                let (nullable, other) = match (schema.node(a).ty, schema.node(b).ty) {
-                    (Type::Null, _) => (1u8, b),
-                    (_, Type::Null) => (2u8, a),
-                    _ => return false,
+                let Some((nullable, other)) = schema.null_union(node) else {
+                    return false;
                 };
                 let step = Self::step(schema, node, slot, depth);
                 match step.prim {
@@ -316,14 +312,10 @@ impl Program {
         };
         match n.ty {
             Type::Union if n.b == 2 => {
-                let a = schema.node(schema.link(usize::from(n.a)).node).ty;
-                let b = schema.node(schema.link(usize::from(n.a) + 1).node).ty;
-                let (nullable, other) = match (a, b) {
-                    (Type::Null, t) => (1, t),
-                    (t, Type::Null) => (2, t),
-                    _ => return walk,
+                let Some((nullable, other)) = schema.null_union(node) else {
+                    return walk;
                 };
-                match Self::prim(other) {
+                match Self::prim(schema.node(other).ty) {
                     Prim::Walk | Prim::Null => walk,
                     prim => Step {
                         prim,
@@ -395,22 +387,16 @@ impl<'s> Schema<'s> {
                     }
                     _ => self.prim_value(s, c, empty)?,
                 },
-                null_first => {
-                    let at = c.position();
-                    let i = long(c)?;
-                    match (i, null_first) {
-                        (0, 1) | (1, 2) => {
-                            if s.prim == Prim::Optional {
-                                next += usize::from(s.len);
-                            }
-                            Value::Null
-                        }
-                        // The non-null branch of an `Optional`: its steps follow.
-                        (1, 1) | (0, 2) if s.prim == Prim::Optional => continue,
-                        (1, 1) | (0, 2) => self.prim_value(s, c, empty)?,
-                        _ => return Err(Error::new(ErrorKind::InvalidValue, at)),
+                null_first => match (null_branch(c, null_first)?, s.prim) {
+                    (true, Prim::Optional) => {
+                        next += usize::from(s.len);
+                        Value::Null
                     }
-                }
+                    (true, _) => Value::Null,
+                    // The non-null branch of an `Optional`: its steps follow.
+                    (false, Prim::Optional) => continue,
+                    (false, _) => self.prim_value(s, c, empty)?,
+                },
             };
             if s.slot != 0 {
                 if let Some(o) = out.get_mut(usize::from(s.slot - 1)) {
