@@ -619,28 +619,32 @@ fn compact_dictionary(tuples: &[u64]) -> (Vec<u8>, Vec<u64>) {
 
 #[test]
 fn sidecar_large_dictionary_duplicate_check_is_not_quadratic() {
-    // 60,000 distinct tuples: past the stack filter's reach (the pairwise fallback took 3 s
-    // in release for 50,000 and grows quadratically); sorted, this is milliseconds.
-    let n = 60_000u64;
-    let mut values: Vec<u64> = (0..n)
-        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
-        .collect();
-    let (ok, _) = compact_dictionary(&values);
-    let s = Sidecar::parse(&ok).unwrap();
-    assert_eq!(u64::from(s.partition_count()), n);
-    // Duplicates: tuple 45,000 = tuple 7, tuple 30,000 = tuple 59,999 (a later original).
-    values[45_000] = values[7];
-    values[30_000] = values[59_999];
-    // Oracle: the lowest index whose tuple equals an earlier one (naive, on the values).
-    let mut seen = std::collections::HashSet::new();
-    let first_repeat = values.iter().position(|v| !seen.insert(*v)).unwrap();
-    assert_eq!(first_repeat, 45_000);
-    let (dup, offsets) = compact_dictionary(&values);
-    let e = Sidecar::parse(&dup).unwrap_err();
-    assert_eq!(
-        (e.kind, e.offset),
-        (ErrorKind::Duplicate, offsets[first_repeat])
-    );
+    // Past the stack table's 512 tuples: 600 and 4,096 tuples (a filter once served these,
+    // quadratic as it filled: 4.3 ms for 4,096) and 60,000 (the pairwise fallback took 3 s
+    // in release for 50,000). In a hash table on the heap each is well under a millisecond.
+    for n in [600u64, 4_096, 60_000] {
+        let mut values: Vec<u64> = (0..n)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let (ok, _) = compact_dictionary(&values);
+        let s = Sidecar::parse(&ok).unwrap();
+        assert_eq!(u64::from(s.partition_count()), n);
+        // Duplicates: tuple 3/4 n = tuple 7, tuple n/2 = the last tuple (a later original).
+        let (third, half, last) = ((3 * n / 4) as usize, (n / 2) as usize, (n - 1) as usize);
+        values[third] = values[7];
+        values[half] = values[last];
+        // Oracle: the lowest index whose tuple equals an earlier one (naive, on the values).
+        let mut seen = std::collections::HashSet::new();
+        let first_repeat = values.iter().position(|v| !seen.insert(*v)).unwrap();
+        assert_eq!(first_repeat, third, "{n} tuples");
+        let (dup, offsets) = compact_dictionary(&values);
+        let e = Sidecar::parse(&dup).unwrap_err();
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Duplicate, offsets[first_repeat]),
+            "{n} tuples"
+        );
+    }
 }
 
 #[test]

@@ -193,10 +193,11 @@ impl<'a> Sidecar<'a> {
     /// error. (The fixed layout's SHA-256 is computed in steps that trail the block walk, so
     /// the CPU overlaps the hash rounds with the walk; the result is the same.)
     ///
-    /// Errors carry absolute file offsets. The duplicate-tuple check allocates nothing for
-    /// dictionaries of up to 4096 tuples (a stack hash filter, about linear); larger ones are
-    /// sorted (feature `alloc`: 32 bytes a tuple, O(n log n)) or, without `alloc`, compared
-    /// pairwise (quadratic).
+    /// Errors carry absolute file offsets. The duplicate-tuple check is a hash table of the
+    /// tuples, linear: on the stack for dictionaries of up to 512 tuples (no allocation),
+    /// on the heap for larger ones (feature `alloc`: 24 to 48 bytes a tuple). Without
+    /// `alloc`, larger dictionaries go through a hash filter whose possible repeats are
+    /// compared with the earlier tuples (quadratic as it fills).
     ///
     /// ```
     /// use lakecore::sidecar::{ManifestFacts, Sidecar, SidecarOptions};

@@ -8,8 +8,8 @@
 //! code runs under an ISA context: `codec::checksum` picks the SHA-256 engine (SHA-NI on x86_64
 //! CPUs that have it, `sha2` otherwise) and runs the job with it, so the inlined walk is
 //! compiled with that engine's target features. This module imports nothing from `arch`, holds
-//! no ISA code of its own, and allocates only in the large-dictionary duplicate check (feature
-//! `alloc`). It builds the view; the accessors are in the parent.
+//! no ISA code of its own, and allocates only in the duplicate check of dictionaries of more
+//! than 512 tuples (feature `alloc`). It builds the view; the accessors are in the parent.
 
 use super::block::{Block, BlockWalker};
 use super::dictionary::check_partition_tuple;
@@ -23,10 +23,6 @@ use crate::codec::checksum;
 use crate::codec::varint::VarintFormat;
 use crate::cursor::Cursor;
 use crate::error::{off, Error, ErrorKind, Result};
-
-/// Dictionaries larger than this are checked for duplicates by sorting (feature `alloc`).
-#[cfg(feature = "alloc")]
-const SORTED_UNIQUE_CHECK_ABOVE: u32 = 4096;
 
 /// Told the body position after each block a validation pass has checked and, when
 /// [`BLOCKS`](Walked::BLOCKS) is set, handed each checked block (the fused selection).
@@ -532,23 +528,26 @@ struct Slot {
 }
 
 /// Dictionaries up to this size are checked in a table on the stack (twice as many slots,
-/// 12 KiB); larger ones by the filter (or, with `alloc`, above 4,096 by sorting).
+/// 12 KiB); larger ones in one on the heap (feature `alloc`) or by the filter.
 const STACK_TABLE_TUPLES: u32 = 512;
 
 impl<'a> Sidecar<'a> {
     /// No tuple appears twice: [`ErrorKind::Duplicate`] at the lowest-indexed tuple equal to
-    /// an earlier one. Allocation-free up to 4,096 tuples.
+    /// an earlier one. Allocation-free up to 512 tuples, and without feature `alloc`.
     ///
-    /// Up to 512 tuples (every real sidecar seen so far): an open-addressing table of the
-    /// tuples' hashes on the stack, at least twice as many slots as tuples, in three sizes
-    /// (16, 128 and 1,024 slots). Only tuples whose hash tags agree are compared byte for
-    /// byte, so the check is linear. Above that, a 16 Kibit filter of tuple hashes sends
-    /// possible repeats to an exact comparison with the earlier tuples
-    /// ([`check_unique_filter`](Self::check_unique_filter)), which grows quadratic as the
-    /// filter fills; so with feature `alloc`, dictionaries of more than 4,096 tuples are
-    /// checked by sorting instead ([`check_unique_sorted`](Self::check_unique_sorted)).
-    /// (The filter served every size before: at a few hundred tuples its false positives,
-    /// each re-walking the earlier tuples, were most of a small sidecar's validation.)
+    /// The check is an open-addressing table of the tuples' hashes, at least twice as many
+    /// slots as tuples; only tuples whose hash tags agree are compared byte for byte, so it
+    /// is linear. Up to 512 tuples (every real sidecar seen so far) the table is on the
+    /// stack, in three sizes (16, 128 and 1,024 slots); above, with feature `alloc`, on the
+    /// heap ([`ErrorKind::LimitExceeded`] at the dictionary when it cannot be had).
+    ///
+    /// Without `alloc`, larger dictionaries go to a 16 Kibit filter of tuple hashes that
+    /// sends possible repeats to an exact comparison with the earlier tuples
+    /// ([`check_unique_filter`](Self::check_unique_filter)): quadratic once the filter fills
+    /// (4,096 tuples took 4.3 ms that way, against 0.3 ms for 5,000 sorted, when the filter
+    /// still served 513 to 4,096 tuples with `alloc`). A dictionary of 4 GiB or more, whose
+    /// tuples the table cannot address, is sorted instead
+    /// ([`check_unique_sorted`](Self::check_unique_sorted)).
     fn check_unique_partitions(&self) -> Result<()> {
         let n = self.partition_count;
         // Tuple spans are kept as 32-bit offsets into the dictionary.
@@ -560,10 +559,28 @@ impl<'a> Sidecar<'a> {
             _ => {}
         }
         #[cfg(feature = "alloc")]
-        if n > SORTED_UNIQUE_CHECK_ABOVE {
-            return self.check_unique_sorted();
-        }
+        return match small {
+            true => self.check_unique_on_heap(),
+            false => self.check_unique_sorted(),
+        };
+        #[cfg(not(feature = "alloc"))]
         self.check_unique_filter()
+    }
+
+    /// The table check with a table on the heap of the next power of two at or above twice
+    /// the tuple count (12 bytes a slot).
+    #[cfg(feature = "alloc")]
+    fn check_unique_on_heap(&self) -> Result<()> {
+        let limit = || Error::new(ErrorKind::LimitExceeded, self.dictionary_at);
+        let slots = usize::try_from(self.partition_count)
+            .ok()
+            .and_then(|n| n.checked_mul(2))
+            .and_then(usize::checked_next_power_of_two)
+            .ok_or_else(limit)?;
+        let mut table: alloc::vec::Vec<Slot> = alloc::vec::Vec::new();
+        table.try_reserve_exact(slots).map_err(|_| limit())?;
+        table.resize(slots, Slot::default());
+        self.check_unique_table(&mut table)
     }
 
     /// The table check in a stack table of `N` slots (its own frame, so that the larger
@@ -616,6 +633,7 @@ impl<'a> Sidecar<'a> {
     /// The allocation-free check for dictionaries above the stack table's size: a 16 Kibit
     /// filter of tuple hashes sends possible repeats to an exact comparison with the earlier
     /// tuples (quadratic once the filter fills).
+    #[cfg(any(not(feature = "alloc"), test))]
     fn check_unique_filter(&self) -> Result<()> {
         const WORDS: usize = 256;
         let mut seen = [0u64; WORDS];
@@ -639,7 +657,8 @@ impl<'a> Sidecar<'a> {
         Ok(())
     }
 
-    /// The large-dictionary duplicate check: sorts `(tuple, index)` (32 bytes a tuple,
+    /// The duplicate check for dictionaries the table cannot address (4 GiB or more): sorts
+    /// `(tuple, index)` (32 bytes a tuple,
     /// reserved with `try_reserve_exact`: [`ErrorKind::LimitExceeded`] at the dictionary when
     /// that fails) and compares neighbours, in O(n log n). Reports the same error as the
     /// filter path: [`ErrorKind::Duplicate`] at the lowest-indexed tuple equal to an earlier one.
@@ -677,10 +696,11 @@ mod tests {
     use alloc::vec::Vec;
     use lakecore_testkit::rng::Rng;
 
-    /// Random dictionaries (up to 600 tuples, so every size class of the table is used)
-    /// with random repeats written into them: the table (sized as the dispatch sizes it,
-    /// and larger), the allocation-free filter and the sort all give what a naive scan
-    /// for the first tuple equal to an earlier one gives.
+    /// Random dictionaries (up to 600 tuples, so every size class of the table is used,
+    /// the heap's too) with random repeats written into them: the table (sized as the
+    /// dispatch sizes it, and larger, on the stack and on the heap), the allocation-free
+    /// filter and the sort all give what a naive scan for the first tuple equal to an
+    /// earlier one gives.
     #[test]
     fn duplicate_checks_agree_with_a_naive_scan() {
         let mut rng = Rng::new(0x0d0b);
@@ -743,6 +763,7 @@ mod tests {
                 "large table, case {case}"
             );
             assert_eq!(got(view.check_unique_filter()), want, "filter, case {case}");
+            assert_eq!(got(view.check_unique_on_heap()), want, "heap, case {case}");
             if n > 4 && want.is_none() {
                 // A table with fewer slots than tuples: an error, not an endless probe.
                 let e = view
