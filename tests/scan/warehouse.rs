@@ -126,6 +126,42 @@ fn ref_entries(dir: &Path, manifest: &str) -> Vec<RefEntry> {
 
 type Key = (Vec<u8>, i32, String);
 
+/// One snapshot of one test table, with the reference's view of it.
+struct SnapshotCase {
+    dir: PathBuf,
+    table: Table,
+    keys: Vec<String>,
+    types: Vec<String>,
+    id: u64,
+    /// The live files, reconciled by the reference.
+    live: BTreeMap<Key, RefEntry>,
+    /// Every entry (ADD and DELETE) of the snapshot's manifests, in order.
+    all: Vec<RefEntry>,
+}
+
+/// Every snapshot of every test table.
+fn snapshot_cases() -> Vec<SnapshotCase> {
+    let mut out = Vec::new();
+    for dir in tables() {
+        let (keys, types) = partition_schema(&dir);
+        for id in snapshot_ids(&dir) {
+            out.push(SnapshotCase {
+                table: Table::open(&dir).unwrap(),
+                keys: keys.clone(),
+                types: types.clone(),
+                id,
+                live: ref_live(&dir, id),
+                all: ref_manifests(&dir, id)
+                    .iter()
+                    .flat_map(|m| ref_entries(&dir, m))
+                    .collect(),
+                dir: dir.clone(),
+            });
+        }
+    }
+    out
+}
+
 fn ref_live(dir: &Path, id: u64) -> BTreeMap<Key, RefEntry> {
     let mut live = BTreeMap::new();
     for m in ref_manifests(dir, id) {
@@ -419,37 +455,29 @@ fn random_queries_equal_filtered_full_read() {
     let mut nonempty = 0;
     let mut pruned = 0;
     let mut total = 0;
-    for dir in tables() {
-        let table = Table::open(&dir).unwrap();
-        let (keys, types) = partition_schema(&dir);
-        for id in snapshot_ids(&dir) {
-            let live = ref_live(&dir, id);
-            let all: Vec<RefEntry> = ref_manifests(&dir, id)
-                .iter()
-                .flat_map(|m| ref_entries(&dir, m))
-                .collect();
-            if all.is_empty() {
-                continue;
-            }
-            for _ in 0..40 {
-                let q = random_query(&mut rng, &live, &all, &keys, &types);
-                let q = rows_if_tracked(&table, Some(id), q);
-                let plan = table.plan(Some(id), &q).unwrap();
-                let want = ref_set(&live, &q, &keys, &types);
-                assert_eq!(
-                    plan_set(&plan),
-                    want,
-                    "{} snapshot {id} {q:?}",
-                    dir.display()
-                );
-                let s = plan.stats;
-                assert!(s.blocks_read <= s.blocks_total);
-                assert!(s.manifest_bytes_read <= s.manifest_bytes_total);
-                assert!(s.manifests_with_sidecar <= s.manifests);
-                total += 1;
-                nonempty += usize::from(!want.is_empty());
-                pruned += usize::from(s.blocks_read < s.blocks_total);
-            }
+    for c in snapshot_cases() {
+        if c.all.is_empty() {
+            continue;
+        }
+        let (table, id) = (&c.table, c.id);
+        for _ in 0..40 {
+            let q = random_query(&mut rng, &c.live, &c.all, &c.keys, &c.types);
+            let q = rows_if_tracked(table, Some(id), q);
+            let plan = table.plan(Some(id), &q).unwrap();
+            let want = ref_set(&c.live, &q, &c.keys, &c.types);
+            assert_eq!(
+                plan_set(&plan),
+                want,
+                "{} snapshot {id} {q:?}",
+                c.dir.display()
+            );
+            let s = plan.stats;
+            assert!(s.blocks_read <= s.blocks_total);
+            assert!(s.manifest_bytes_read <= s.manifest_bytes_total);
+            assert!(s.manifests_with_sidecar <= s.manifests);
+            total += 1;
+            nonempty += usize::from(!want.is_empty());
+            pruned += usize::from(s.blocks_read < s.blocks_total);
         }
     }
     // The queries exercise both outcomes and the sidecars actually prune.
@@ -811,44 +839,36 @@ fn manifest_statistics_prune_without_changing_plans() {
 fn manifest_scanner_equals_scan_manifest() {
     let mut rng = Rng::xorshift(0x5eed_0f5c_a22e_2026);
     let mut compared = 0usize;
-    for dir in tables() {
-        let table = Table::open(&dir).unwrap();
-        let (keys, types) = partition_schema(&dir);
-        for id in snapshot_ids(&dir) {
-            let live = ref_live(&dir, id);
-            let all: Vec<RefEntry> = ref_manifests(&dir, id)
+    for c in snapshot_cases() {
+        let (table, id) = (&c.table, c.id);
+        let mut queries = vec![ScanQuery::default()];
+        if !c.all.is_empty() {
+            queries
+                .extend((0..3).map(|_| random_query(&mut rng, &c.live, &c.all, &c.keys, &c.types)));
+        }
+        for q in queries {
+            let q = rows_if_tracked(table, Some(id), q);
+            let p = table.prepare(Some(id), &q).unwrap();
+            let want: Vec<_> = p
+                .manifests()
                 .iter()
-                .flat_map(|m| ref_entries(&dir, m))
+                .map(|m| p.scan_manifest(m).unwrap())
                 .collect();
-            let mut queries = vec![ScanQuery::default()];
-            if !all.is_empty() {
-                queries.extend((0..3).map(|_| random_query(&mut rng, &live, &all, &keys, &types)));
-            }
-            for q in queries {
-                let q = rows_if_tracked(&table, Some(id), q);
-                let p = table.prepare(Some(id), &q).unwrap();
-                let want: Vec<_> = p
-                    .manifests()
-                    .iter()
-                    .map(|m| p.scan_manifest(m).unwrap())
-                    .collect();
-                let (front, back) = p.manifests().split_at(p.manifests().len() / 2);
-                let got = p.with_scanner(|scanner| {
-                    std::thread::scope(|s| {
-                        let back = s.spawn(|| {
-                            back.iter()
-                                .map(|m| scanner.scan(m).unwrap())
-                                .collect::<Vec<_>>()
-                        });
-                        let mut got: Vec<_> =
-                            front.iter().map(|m| scanner.scan(m).unwrap()).collect();
-                        got.extend(back.join().unwrap());
-                        got
-                    })
-                });
-                assert_eq!(got, want, "{} snapshot {id} {q:?}", dir.display());
-                compared += want.len();
-            }
+            let (front, back) = p.manifests().split_at(p.manifests().len() / 2);
+            let got = p.with_scanner(|scanner| {
+                std::thread::scope(|s| {
+                    let back = s.spawn(|| {
+                        back.iter()
+                            .map(|m| scanner.scan(m).unwrap())
+                            .collect::<Vec<_>>()
+                    });
+                    let mut got: Vec<_> = front.iter().map(|m| scanner.scan(m).unwrap()).collect();
+                    got.extend(back.join().unwrap());
+                    got
+                })
+            });
+            assert_eq!(got, want, "{} snapshot {id} {q:?}", c.dir.display());
+            compared += want.len();
         }
     }
     assert!(compared >= 100, "{compared} manifest scans compared");
