@@ -27,8 +27,11 @@ fn megabytes(bytes: u64) -> String {
     }
 }
 
-/// One timed scan through `lakecore::paimon` (parallel, as `lakecore scan` runs it):
-/// the plan, how many manifests had a block read, and the seconds taken.
+/// One timed scan through `lakecore::paimon`: the manifests in parallel through one
+/// [`ManifestScanner`](lakecore::paimon::ManifestScanner), as `lakecore scan` scans them,
+/// but each manifest's result kept until the end (to count the manifests that had a block
+/// read) instead of reconciled as it comes. Returns the plan, that count and the seconds
+/// taken.
 fn timed_scan(
     table: &Table,
     query: &ScanQuery,
