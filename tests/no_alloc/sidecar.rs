@@ -96,3 +96,36 @@ fn validate_walk_and_select_allocate_nothing() {
     }
     assert!(total > 0);
 }
+
+/// The duplicate-tuple check of validation uses a table on the stack up to 512 tuples, in
+/// three sizes (8, 64 and 512 tuples at most): no allocation at any of them; above, one
+/// allocation (its table on the heap) per validation, whatever the size.
+#[test]
+fn duplicate_check_allocates_only_above_512_tuples() {
+    for n in [1u64, 8, 9, 40, 64, 65, 300, 512, 513, 4_000] {
+        let tuples: Vec<Vec<u8>> = (0..n)
+            .map(|i| {
+                let mut t = vec![0, 0, 0, 1];
+                t.extend_from_slice(&[0u8; 8]);
+                t.extend_from_slice(&i.to_le_bytes());
+                t
+            })
+            .collect();
+        for compact in [true, false] {
+            let bytes = lakecore_testkit::sidecar::dictionary_sidecar(compact, &tuples);
+            let options = SidecarOptions {
+                facts: Some(ManifestFacts {
+                    length: 40,
+                    entries: n,
+                }),
+            };
+            let before = counting::calls();
+            let count = Sidecar::parse_with(&bytes, &options)
+                .map(|s| s.partition_count())
+                .unwrap();
+            let calls = counting::calls() - before;
+            assert_eq!(u64::from(count), n);
+            assert_eq!(calls, u64::from(n > 512), "{n} tuples, compact {compact}");
+        }
+    }
+}
