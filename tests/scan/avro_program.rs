@@ -201,3 +201,43 @@ fn deep_nesting_fails_where_the_walk_fails() {
         assert_eq!(ra.is_err(), depth >= 15, "list of {depth}: {ra:?}");
     }
 }
+
+/// Unions with `null` in either order (`[T, "null"]` as well as `["null", T]`) of a
+/// primitive, an array and a record are all stepped by the program itself, none left to the
+/// walk, and read as the walk reads them, null or not, valid or mutated.
+#[test]
+fn null_unions_in_either_order_are_inlined() {
+    let json = br#"{"type": "record", "name": "r", "fields": [
+        {"name": "a", "type": ["long", "null"]},
+        {"name": "b", "type": ["string", "null"]},
+        {"name": "c", "type": [{"type": "array", "items": "string"}, "null"]},
+        {"name": "d", "type": [{"type": "record", "name": "s", "fields": [
+            {"name": "x", "type": "int"}, {"name": "y", "type": ["null", "bytes"]}]}, "null"]},
+        {"name": "e", "type": ["null", "long"]}]}"#;
+    let schema = Schema::parse(json, 0).unwrap();
+    let p = schema.project(&["a", "b", "c", "d", "e"]).unwrap();
+    assert_eq!(p.walked_steps(), Some(0));
+    // a = 21, b = "hi", c = ["z"], d = {x: 3, y: b"\xff"}, e = 5; then every field null.
+    let mut data = vec![
+        0, 0x2a, 0, 4, b'h', b'i', 0, 2, 2, b'z', 0, 0, 6, 2, 2, 0xff, 2, 0x0a,
+    ];
+    data.extend([2, 2, 2, 2, 0]);
+    assert_eq!(agree(&schema, &p, &data), 2);
+    let mut out = vec![Value::Absent; 5];
+    let mut c = Cursor::new(&data);
+    schema.read(&p, &mut c, &mut out).unwrap();
+    assert_eq!(out[0].as_i64(), Some(21));
+    assert_eq!(out[1].as_str(), Some("hi"));
+    assert!(matches!(out[2], Value::Items(_)));
+    assert!(matches!(out[3], Value::Record(r) if r == [6, 2, 2, 0xff]));
+    assert_eq!(out[4].as_i64(), Some(5));
+    schema.read(&p, &mut c, &mut out).unwrap();
+    assert!(out.iter().all(|v| *v == Value::Null), "{out:?}");
+    let mut rng = Rng::new(0x4e55);
+    for _ in 0..500 {
+        let mut m = data.clone();
+        let at = (rng.next_u64() % m.len() as u64) as usize;
+        m[at] = (rng.next_u64() % 6) as u8;
+        agree(&schema, &p, &m);
+    }
+}
