@@ -25,12 +25,7 @@ fn generate(layout: Layout, blocks: usize) -> (Vec<u8>, ManifestFacts) {
         h
     };
     let partitions: Vec<Vec<u8>> = (0..64u64)
-        .map(|i| {
-            let mut p = vec![0, 0, 0, 1];
-            p.extend_from_slice(&[0u8; 8]);
-            p.extend_from_slice(&i.to_le_bytes());
-            p
-        })
+        .map(lakecore_testkit::sidecar::long_tuple)
         .collect();
     let settings = BuildSettings {
         layout,

@@ -711,9 +711,7 @@ mod tests {
             let words = 1 + rng.next_u64() % 3;
             let tuples: Vec<Vec<u8>> = (0..n)
                 .map(|i| {
-                    let mut t = alloc::vec![0, 0, 0, 1];
-                    t.extend_from_slice(&[0u8; 8]);
-                    t.extend_from_slice(&i.to_le_bytes());
+                    let mut t = lakecore_testkit::sidecar::long_tuple(i);
                     for _ in 1..words {
                         t.extend_from_slice(&rng.next_u64().to_le_bytes());
                     }

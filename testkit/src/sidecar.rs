@@ -53,6 +53,16 @@ pub fn dictionary_sidecar(compact: bool, tuples: &[Vec<u8>]) -> Vec<u8> {
     b.finish(40).unwrap()
 }
 
+/// A 1-field BinaryRow whose fixed-length slot holds `value` (little-endian), with its
+/// arity prefix: 20 bytes, distinct for distinct values (the dictionaries of the
+/// duplicate-check tests and the sidecar benches).
+pub fn long_tuple(value: u64) -> Vec<u8> {
+    let mut p = vec![0, 0, 0, 1];
+    p.extend_from_slice(&[0u8; 8]);
+    p.extend_from_slice(&value.to_le_bytes());
+    p
+}
+
 /// A 2-field BinaryRow `(int, string-or-null)` with its arity prefix, built independently.
 pub fn partition(int: i32, s: Option<&str>) -> Vec<u8> {
     let mut p = vec![0, 0, 0, 2];

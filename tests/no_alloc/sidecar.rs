@@ -7,6 +7,7 @@ use lakecore::sidecar::{
 };
 use lakecore_testkit::counting;
 use lakecore_testkit::data::{data, golden};
+use lakecore_testkit::sidecar::{dictionary_sidecar, long_tuple};
 
 /// Everything a scan does with a sidecar, on stack memory only; returns a checksum of the
 /// results so nothing is optimised away.
@@ -103,16 +104,9 @@ fn validate_walk_and_select_allocate_nothing() {
 #[test]
 fn duplicate_check_allocates_only_above_512_tuples() {
     for n in [1u64, 8, 9, 40, 64, 65, 300, 512, 513, 4_000] {
-        let tuples: Vec<Vec<u8>> = (0..n)
-            .map(|i| {
-                let mut t = vec![0, 0, 0, 1];
-                t.extend_from_slice(&[0u8; 8]);
-                t.extend_from_slice(&i.to_le_bytes());
-                t
-            })
-            .collect();
+        let tuples: Vec<Vec<u8>> = (0..n).map(long_tuple).collect();
         for compact in [true, false] {
-            let bytes = lakecore_testkit::sidecar::dictionary_sidecar(compact, &tuples);
+            let bytes = dictionary_sidecar(compact, &tuples);
             let options = SidecarOptions {
                 facts: Some(ManifestFacts {
                     length: 40,

@@ -231,17 +231,11 @@ fn unknown_encodings_are_skipped_per_dimension() {
 #[test]
 fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
     use lakecore::sidecar::Layout;
-    let tuple = |i: u64| {
-        let mut p = vec![0, 0, 0, 1];
-        p.extend_from_slice(&[0u8; 8]);
-        p.extend_from_slice(&i.to_le_bytes());
-        p
-    };
     // Every size class of the duplicate check: the three stack tables (up to 8, 64 and 512
-    // tuples), the filter (up to 4,096) and the sort above it.
+    // tuples) and the table on the heap above them.
     for n in [2u64, 8, 9, 64, 65, 512, 513, 2000, 4096, 4097] {
         for layout in [Layout::Fixed, Layout::Compact] {
-            let tuples: Vec<Vec<u8>> = (0..n).map(tuple).collect();
+            let tuples: Vec<Vec<u8>> = (0..n).map(long_tuple).collect();
             let bytes = dictionary_sidecar(layout == Layout::Compact, &tuples);
             let facts = ManifestFacts {
                 length: 40,
@@ -250,7 +244,7 @@ fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
             let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
             assert_eq!(s.partition_count() as u64, n);
             let offset_of = |i: u64| {
-                let t = tuple(i);
+                let t = long_tuple(i);
                 bytes.windows(t.len()).position(|w| w == &t[..]).unwrap()
             };
             // (earlier, later): tuple `later` overwritten with tuple `earlier` (the value
@@ -261,12 +255,12 @@ fn large_dictionaries_validate_and_duplicates_anywhere_are_found() {
                 }
                 let at = offset_of(later);
                 let mut dup = bytes.clone();
-                dup[at..at + tuple(0).len()].copy_from_slice(&tuple(earlier));
+                dup[at..at + long_tuple(0).len()].copy_from_slice(&long_tuple(earlier));
                 if later + 1 < n {
                     // A second repeat after the first: not the one reported.
                     let at2 = offset_of(n - 1);
                     if at2 != at {
-                        dup[at2..at2 + tuple(0).len()].copy_from_slice(&tuple(later - 1));
+                        dup[at2..at2 + long_tuple(0).len()].copy_from_slice(&long_tuple(later - 1));
                     }
                 }
                 reseal(&mut dup);
