@@ -694,14 +694,7 @@ impl PreparedScan {
         #[allow(unsafe_code)]
         let map = unsafe { map_file(&path) }.map_err(io_err(&path))?;
         let manifest: &[u8] = &map;
-        let facts = ManifestFacts {
-            length: u64::try_from(meta.file_size).unwrap_or(u64::MAX),
-            entries: u64::try_from(meta.num_added_files)
-                .ok()
-                .zip(u64::try_from(meta.num_deleted_files).ok())
-                .and_then(|(a, d)| a.checked_add(d))
-                .unwrap_or(u64::MAX),
-        };
+        let facts = Self::facts(meta);
         let read = match fetch_sidecar_with(
             &dir,
             &meta.extra_files,

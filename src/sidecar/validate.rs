@@ -658,10 +658,10 @@ impl<'a> Sidecar<'a> {
     }
 
     /// The duplicate check for dictionaries the table cannot address (4 GiB or more): sorts
-    /// `(tuple, index)` (32 bytes a tuple,
-    /// reserved with `try_reserve_exact`: [`ErrorKind::LimitExceeded`] at the dictionary when
-    /// that fails) and compares neighbours, in O(n log n). Reports the same error as the
-    /// filter path: [`ErrorKind::Duplicate`] at the lowest-indexed tuple equal to an earlier one.
+    /// `(tuple, index)` (32 bytes a tuple, reserved with `try_reserve_exact`:
+    /// [`ErrorKind::LimitExceeded`] at the dictionary when that fails) and compares
+    /// neighbours, in O(n log n). Reports the same error as the table: [`ErrorKind::Duplicate`]
+    /// at the lowest-indexed tuple equal to an earlier one.
     #[cfg(feature = "alloc")]
     fn check_unique_sorted(&self) -> Result<()> {
         let n = usize::try_from(self.partition_count)
