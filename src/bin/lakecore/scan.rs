@@ -360,39 +360,49 @@ fn exit_holding(plan: ScanPlan) {
     core::mem::forget(plan);
 }
 
+/// Files formatted per parallel task by [`write_json`].
+const JSON_CHUNK: usize = 4096;
+
 /// Writes the `--json` document to `out` (buffered; hex and names written without
 /// per-byte formatting, since a full plan can list millions of files).
+///
+/// The files are formatted in parallel (rayon), a window of [`JSON_CHUNK`]-file chunks at a
+/// time, while this thread writes the window before: the output is the same bytes in the same
+/// order, and what is held beyond the plan is two windows of text (a few MB), not the whole
+/// document.
 fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result<()> {
-    use std::io::Write as _;
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut line = Vec::with_capacity(256);
     out.write_all(b"{\"files\":[")?;
-    for (i, f) in plan.files.iter().enumerate() {
-        line.clear();
-        if i > 0 {
-            line.push(b',');
-        }
-        line.extend_from_slice(b"{\"partition_hex\":\"");
-        for &b in f.partition.iter() {
-            line.push(HEX[usize::from(b >> 4)]);
-            line.push(HEX[usize::from(b & 15)]);
-        }
-        line.extend_from_slice(b"\",\"bucket\":");
-        write!(line, "{}", f.bucket)?;
-        line.extend_from_slice(b",\"file_name\":");
-        if f.file_name
-            .bytes()
-            .all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f)
-        {
-            line.push(b'"');
-            line.extend_from_slice(f.file_name.as_bytes());
-            line.push(b'"');
-        } else {
-            serde_json::to_writer(&mut line, &f.file_name)?;
-        }
-        line.push(b'}');
-        out.write_all(&line)?;
+    let window = JSON_CHUNK * 2 * rayon::current_num_threads().max(1);
+    let format = |files: &[DataFile], first: bool| -> Vec<Vec<u8>> {
+        files
+            .par_chunks(JSON_CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut text = Vec::with_capacity(chunk.len() * 160);
+                for (i, f) in chunk.iter().enumerate() {
+                    if !(first && c == 0 && i == 0) {
+                        text.push(b',');
+                    }
+                    json_file(&mut text, f);
+                }
+                text
+            })
+            .collect()
+    };
+    let mut windows = plan.files.chunks(window);
+    let mut ready = windows.next().map(|w| format(w, true)).unwrap_or_default();
+    for files in windows {
+        // The next window is formatted by the pool while this thread writes the current
+        // one (the output, a locked stdout, stays on this thread).
+        let mut next = Vec::new();
+        let written = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| next = format(files, false));
+            ready.iter().try_for_each(|text| out.write_all(text))
+        });
+        written?;
+        ready = next;
     }
+    ready.iter().try_for_each(|text| out.write_all(text))?;
     let s = plan.stats;
     writeln!(
         out,
@@ -405,6 +415,32 @@ fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result
         s.manifest_bytes_total,
         s.manifest_bytes_read
     )
+}
+
+/// One file's `--json` object, appended to `text`.
+fn json_file(text: &mut Vec<u8>, f: &DataFile) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    text.extend_from_slice(b"{\"partition_hex\":\"");
+    for &b in f.partition.iter() {
+        text.push(HEX[usize::from(b >> 4)]);
+        text.push(HEX[usize::from(b & 15)]);
+    }
+    text.extend_from_slice(b"\",\"bucket\":");
+    // Writing to a `Vec` cannot fail.
+    let _ = std::io::Write::write_fmt(text, format_args!("{}", f.bucket));
+    text.extend_from_slice(b",\"file_name\":");
+    if f.file_name
+        .bytes()
+        .all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f)
+    {
+        text.push(b'"');
+        text.extend_from_slice(f.file_name.as_bytes());
+        text.push(b'"');
+    } else {
+        // A `String` always serialises; the writer is a `Vec`, which cannot fail.
+        let _ = serde_json::to_writer(&mut *text, &f.file_name);
+    }
+    text.push(b'}');
 }
 
 /// `key=value, ...` of a partition tuple, typed through the schema in the form `--partition`
@@ -576,4 +612,93 @@ fn report(args: &Args, plan: &ScanPlan, schema: Option<&TableSchema>) {
         s.manifest_bytes_total,
         s.manifest_bytes_total
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lakecore::paimon::ScanStats;
+    use serde_json::{json, Value};
+
+    /// A plan of `n` files with varied partitions, buckets (negative too) and names (quotes,
+    /// backslashes, control and non-ASCII characters among them).
+    fn plan_of(n: usize) -> ScanPlan {
+        let names = [
+            "plain",
+            "q\"uote",
+            "back\\slash",
+            "tab\there",
+            "ünï",
+            "\u{1}",
+            "",
+        ];
+        let files = (0..n)
+            .map(|i| DataFile {
+                partition: std::sync::Arc::from(
+                    (0..i % 23).map(|b| (b * 37 + i) as u8).collect::<Vec<u8>>(),
+                ),
+                bucket: (i as i32 % 19) - 3,
+                file_name: format!("data-{i}-{}", names[i % names.len()]),
+                ..DataFile::default()
+            })
+            .collect();
+        let stats = ScanStats {
+            manifests: 7,
+            manifests_with_sidecar: 3,
+            blocks_total: 11,
+            blocks_read: 5,
+            manifest_bytes_total: 1 << 40,
+            manifest_bytes_read: 12345,
+            ..ScanStats::default()
+        };
+        ScanPlan {
+            snapshot: Some(1),
+            files,
+            stats,
+        }
+    }
+
+    /// The `--json` document as serde_json builds it from the plan: the oracle.
+    fn expected(plan: &ScanPlan) -> Value {
+        let s = plan.stats;
+        json!({
+            "files": plan.files.iter().map(|f| json!({
+                "partition_hex": f.partition.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                "bucket": f.bucket,
+                "file_name": f.file_name,
+            })).collect::<Vec<_>>(),
+            "manifests": s.manifests,
+            "manifests_with_sidecar": s.manifests_with_sidecar,
+            "blocks_total": s.blocks_total,
+            "blocks_read": s.blocks_read,
+            "manifest_bytes_total": s.manifest_bytes_total,
+            "manifest_bytes_read": s.manifest_bytes_read,
+        })
+    }
+
+    /// Formatted in parallel windows, the document is the plan's files in order: empty, one
+    /// file, within one chunk, at and across chunk and window boundaries.
+    #[test]
+    fn json_document_matches_serde_json_across_windows() {
+        let window = JSON_CHUNK * 2 * rayon::current_num_threads().max(1);
+        for n in [
+            0,
+            1,
+            2,
+            JSON_CHUNK - 1,
+            JSON_CHUNK,
+            JSON_CHUNK + 1,
+            window,
+            window + 1,
+            3 * window + JSON_CHUNK / 2,
+        ] {
+            let plan = plan_of(n);
+            let mut out = Vec::new();
+            write_json(&mut out, &plan).unwrap();
+            assert_eq!(out.last(), Some(&b'\n'), "{n} files");
+            let got: Value =
+                serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{n} files: {e}"));
+            assert_eq!(got, expected(&plan), "{n} files");
+        }
+    }
 }
