@@ -11,9 +11,12 @@ Steps (run from the crate root; the bench numbers are only meaningful on a quiet
 
 The first command installs the reference implementation (`pypaimon.manifest.manifest_sidecar`,
 whose `select(data, manifest, query)` validates the CRC and walks every block). The bench
-writes `select_100k.compact.sidecar` (100 000 blocks) and `select_100k.json` (manifest facts,
-the query, lakecore's selected block offsets) into the given folder, and leaves criterion's
-estimate in `target/criterion/.../estimates.json`, which this script reads for the ratio.
+writes `select_100k.compact.sidecar` (100 000 blocks of 20 entries) and `select_100k.json`
+(manifest facts, the query, lakecore's selected block offsets) into the given folder, and
+leaves criterion's estimate in `target/criterion/.../estimates.json`, which this script reads
+for the ratio. `--shape x3` uses the issue's shape instead, 100 000 blocks of 3 entries
+(`select_100k_x3.*`, bench group `sidecar_select_rows_100k_blocks_x3`; the bench command's
+filter `point_range/compact` runs both shapes).
 Both sides are timed on the in-memory bytes, without file I/O.
 
 With `--lakecore target/release/lakecore` (a `--features cli` release build) it also times the
@@ -58,16 +61,26 @@ def whole_process(binary, path, meta, py_select, runs):
         py.append(time.perf_counter() - t)
     return lake, py
 
+# --shape: (file name stem the bench dumps, criterion group).
+SHAPES = {
+    "x20": ("select_100k", "sidecar_select_rows_100k_blocks"),
+    "x3": ("select_100k_x3", "sidecar_select_rows_100k_blocks_x3"),
+}
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folder", nargs="?", default="target/pypaimon-cmp")
     ap.add_argument("--lakecore", help="the lakecore binary: also time `sidecar select` whole process")
     ap.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "7")))
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="x20",
+                    help="x20: 100k blocks of 20 entries (10.2 MB); x3: the issue's 100k blocks "
+                         "of 3 entries (4.6 MB)")
     a = ap.parse_args()
     folder = a.folder
-    meta = json.load(open(os.path.join(folder, "select_100k.json")))
-    data = open(os.path.join(folder, "select_100k.compact.sidecar"), "rb").read()
+    name, group = SHAPES[a.shape]
+    meta = json.load(open(os.path.join(folder, f"{name}.json")))
+    data = open(os.path.join(folder, f"{name}.compact.sidecar"), "rb").read()
     manifest = SimpleNamespace(
         file_size=meta["manifest_length"],
         num_added_files=meta["entries"],
@@ -97,7 +110,7 @@ def main():
     target_dir = os.environ.get("CARGO_TARGET_DIR", "target")
     for bench, what in (("point_range", "select on a validated view"),
                         ("validate_then_point_range", "validate + select")):
-        est = os.path.join(target_dir, "criterion", "sidecar_select_rows_100k_blocks", bench,
+        est = os.path.join(target_dir, "criterion", group, bench,
                            "compact", "new", "estimates.json")
         if not os.path.exists(est):
             print(f"no criterion estimate at {est}: run the cargo bench command first")
@@ -107,7 +120,7 @@ def main():
               f"({len(data) / rust / 1e9:.2f} GB/s) -> {py / rust:.0f}x pypaimon")
 
     if a.lakecore:
-        path = os.path.join(folder, "select_100k.compact.sidecar")
+        path = os.path.join(folder, f"{name}.compact.sidecar")
         lake, pys = whole_process(a.lakecore, path, meta,
                                   lambda: manifest_sidecar.select(data, manifest, query), a.runs)
         ms = lambda xs: f"{statistics.median(xs) * 1e3:.2f} ms [{min(xs) * 1e3:.2f}-{max(xs) * 1e3:.2f}]"

@@ -4,6 +4,8 @@
 //!
 //! Inputs are generated deterministically with the crate's builder: blocks of 20 entries whose
 //! row ranges leave gaps (20 intervals per block), 5 partitions and up to 8 bucket pairs each.
+//! The row-ID selection also runs on the shape of 100k blocks of 3 entries each
+//! (`sidecar_select_rows_100k_blocks_x3`).
 #![allow(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -16,8 +18,9 @@ use std::hint::black_box;
 
 use lakecore_testkit::rng::Rng;
 
-/// A sidecar of `blocks` blocks; returns the bytes and the manifest facts.
-fn generate(layout: Layout, blocks: usize) -> (Vec<u8>, ManifestFacts) {
+/// A sidecar of `blocks` blocks of `per_block` entries; returns the bytes and the manifest
+/// facts.
+fn generate(layout: Layout, blocks: usize, per_block: usize) -> (Vec<u8>, ManifestFacts) {
     let mut rng = Rng::star(0x1234_5678);
     let header = {
         let mut h = b"Obj\x01".to_vec();
@@ -38,7 +41,7 @@ fn generate(layout: Layout, blocks: usize) -> (Vec<u8>, ManifestFacts) {
     for i in 0..blocks {
         let len = 4000 + rng.next_u64() % 4000;
         b.begin_block(offset, len).unwrap();
-        for _ in 0..20 {
+        for _ in 0..per_block {
             let count = 1 + (rng.next_u64() % 300) as i64;
             let p = &partitions[(i / 8 + (rng.next_u64() % 5) as usize) % partitions.len()];
             b.add(EntryCoverage {
@@ -67,9 +70,9 @@ fn generate(layout: Layout, blocks: usize) -> (Vec<u8>, ManifestFacts) {
 
 /// Finds a block count whose sidecar is at least `target` bytes.
 fn generate_at_least(layout: Layout, target: usize) -> (Vec<u8>, ManifestFacts) {
-    let (probe, _) = generate(layout, 1000);
+    let (probe, _) = generate(layout, 1000, 20);
     let blocks = target.div_ceil(probe.len() / 1000) + 16;
-    generate(layout, blocks)
+    generate(layout, blocks, 20)
 }
 
 fn open_validate(c: &mut Criterion) {
@@ -119,14 +122,21 @@ fn open_validate(c: &mut Criterion) {
 }
 
 fn select_rows(c: &mut Criterion) {
-    let mut g = c.benchmark_group("sidecar_select_rows_100k_blocks");
+    select_rows_of(c, "sidecar_select_rows_100k_blocks", 20, "select_100k");
+    select_rows_of(c, "sidecar_select_rows_100k_blocks_x3", 3, "select_100k_x3");
+}
+
+/// The row-ID selections on 100k blocks of `per_block` entries; the compact sidecar is dumped
+/// as `dump.*` for `benches/pypaimon_select.py` when `LAKECORE_DUMP_SIDECAR` names a folder.
+fn select_rows_of(c: &mut Criterion, group: &str, per_block: usize, dump: &str) {
+    let mut g = c.benchmark_group(group);
     for layout in [Layout::Fixed, Layout::Compact] {
-        let (bytes, facts) = generate(layout, 100_000);
+        let (bytes, facts) = generate(layout, 100_000, per_block);
         let s = Sidecar::parse_with(&bytes, &SidecarOptions { facts: Some(facts) }).unwrap();
         // A row range inside block 60 000: every other block is rejected by its envelope.
         let target = s.blocks().nth(60_000).unwrap().row_id_envelope().unwrap().0 + 10;
         if let (Layout::Compact, Some(dir)) = (layout, std::env::var_os("LAKECORE_DUMP_SIDECAR")) {
-            dump_for_pypaimon(std::path::Path::new(&dir), &bytes, facts, &s, target);
+            dump_for_pypaimon(std::path::Path::new(&dir), dump, &bytes, facts, &s, target);
         }
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         g.bench_function(BenchmarkId::new("point_range", layout.name()), |b| {
@@ -171,10 +181,12 @@ fn select_rows(c: &mut Criterion) {
     g.finish();
 }
 
-/// Writes the compact 100k-block sidecar, its manifest facts, the point-range query and the
-/// blocks lakecore selects, for `benches/pypaimon_select.py` (same file, same query).
+/// Writes the compact 100k-block sidecar (`NAME.compact.sidecar`), and its manifest facts,
+/// the point-range query and the blocks lakecore selects (`NAME.json`), for
+/// `benches/pypaimon_select.py` (same file, same query).
 fn dump_for_pypaimon(
     dir: &std::path::Path,
+    name: &str,
     bytes: &[u8],
     facts: ManifestFacts,
     s: &Sidecar<'_>,
@@ -187,7 +199,7 @@ fn dump_for_pypaimon(
         .map(|b| b.unwrap().offset.to_string())
         .collect();
     std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("select_100k.compact.sidecar"), bytes).unwrap();
+    std::fs::write(dir.join(format!("{name}.compact.sidecar")), bytes).unwrap();
     let meta = format!(
         "{{\"manifest_length\":{},\"entries\":{},\"rows\":[{},{}],\"selected_offsets\":[{}]}}\n",
         facts.length,
@@ -196,7 +208,7 @@ fn dump_for_pypaimon(
         target + 100,
         offsets.join(",")
     );
-    std::fs::write(dir.join("select_100k.json"), meta).unwrap();
+    std::fs::write(dir.join(format!("{name}.json")), meta).unwrap();
 }
 
 criterion_group!(benches, open_validate, select_rows);
