@@ -227,14 +227,14 @@ fn split_rows(table: &Table, plan: &ScanPlan) -> Result<Vec<SplitRow>, Fail> {
         .files
         .iter()
         .enumerate()
-        .map(|(i, f)| ((&*f.partition, f.bucket, f.file_name.as_str()), i))
+        .map(|(i, f)| ((&*f.partition, f.bucket, &*f.file_name), i))
         .collect();
     let mut out = Vec::new();
     for s in table.splits(plan)? {
         let mut index = Vec::with_capacity(s.files.len());
         let mut deletions = Vec::with_capacity(s.files.len());
         for f in &s.files {
-            let key = (&*f.file.partition, f.file.bucket, f.file.file_name.as_str());
+            let key = (&*f.file.partition, f.file.bucket, &*f.file.file_name);
             index.push(at.get(&key).copied().ok_or_else(|| {
                 Fail::Value(format!(
                     "internal: split file {} is not in the plan",

@@ -334,7 +334,7 @@ fn string_bytes(f: &DataFile) -> usize {
         .sum::<usize>()
         + f.extra_files.iter().map(String::len).sum::<usize>();
     2 * f.file_name.len()
-        + f.external_path.as_ref().map_or(0, String::len)
+        + f.external_path.as_ref().map_or(0, |p| p.len())
         + lists
         + f.partition.len()
 }
@@ -621,7 +621,7 @@ mod tests {
                 .iter()
                 .cloned()
                 .map(|mut f| {
-                    f.file_name = std::format!("{}-{}", many.len(), f.file_name);
+                    f.file_name = std::format!("{}-{}", many.len(), f.file_name).into();
                     f
                 })
                 .collect();

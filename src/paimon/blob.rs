@@ -144,19 +144,19 @@ pub fn is_blob_file(file: &DataFile) -> bool {
 fn row_span(file: &DataFile) -> Result<(u64, u64), BlobReadError> {
     let first = file.first_row_id.ok_or_else(|| {
         grouping(
-            &file.file_name,
+            &*file.file_name,
             "no _FIRST_ROW_ID in a data-evolution table",
         )
     })?;
     let first = u64::try_from(first).map_err(|_| {
         grouping(
-            &file.file_name,
+            &*file.file_name,
             alloc::format!("negative _FIRST_ROW_ID {first}"),
         )
     })?;
     let rows = u64::try_from(file.row_count).map_err(|_| {
         grouping(
-            &file.file_name,
+            &*file.file_name,
             alloc::format!("negative _ROW_COUNT {}", file.row_count),
         )
     })?;
@@ -164,7 +164,7 @@ fn row_span(file: &DataFile) -> Result<(u64, u64), BlobReadError> {
     let end = first
         .checked_add(rows)
         .filter(|&end| end <= 1u64 << 63)
-        .ok_or_else(|| grouping(&file.file_name, "_FIRST_ROW_ID + _ROW_COUNT overflows"))?;
+        .ok_or_else(|| grouping(&*file.file_name, "_FIRST_ROW_ID + _ROW_COUNT overflows"))?;
     Ok((first, end))
 }
 
@@ -249,7 +249,7 @@ pub struct MergeGroup<'p> {
 /// let groups = group_split(&refs, false)?;
 /// assert_eq!(groups.len(), 2);
 /// assert_eq!(groups[0].bunches[0].layers(), 2);
-/// assert_eq!(groups[0].bunches[0].files[0].file_name, "update.blob");
+/// assert_eq!(&*groups[0].bunches[0].files[0].file_name, "update.blob");
 /// assert_eq!((groups[1].first_row_id, groups[1].end_row_id), (4, 6));
 /// # Ok::<(), lakecore::paimon::blob::BlobReadError>(())
 /// ```
@@ -293,7 +293,7 @@ pub fn group_split<'p>(
             Some([one]) => one.as_str(),
             other => {
                 return Err(grouping(
-                    &f.file_name,
+                    &*f.file_name,
                     alloc::format!(
                         "blob file only has one blob field, but _WRITE_COLS is {}",
                         match other {
@@ -601,7 +601,7 @@ impl BlobColumnRead {
                     for f in bunch.files {
                         let path = table.data_file_path(&schema, f).map_err(|e| {
                             BlobReadError::Invalid {
-                                context: f.file_name.clone(),
+                                context: f.file_name.to_string(),
                                 error: e,
                             }
                         })?;
@@ -1040,7 +1040,7 @@ fn file_name_of<'b>(bunch: &'b PlannedBunch, file: &LayerFile<'_>) -> &'b str {
                 && m.first_row_id == i64::try_from(file.first_row_id).ok()
                 && u64::try_from(m.row_count).ok() == Some(file.file.rows())
         })
-        .map_or("", |(_, m)| m.file_name.as_str())
+        .map_or("", |(_, m)| &*m.file_name)
 }
 
 /// The table's BLOB fields (schema type `BLOB`), in schema order.
@@ -1240,7 +1240,7 @@ fn group_deletions(
         let row = first.saturating_add(u64::from(position));
         if row >= end {
             return Err(grouping(
-                &anchor.file_name,
+                &*anchor.file_name,
                 alloc::format!(
                     "deletion vector in {} (offset {}) deletes position {position}, past the \
                      file's {} rows",
@@ -1271,7 +1271,7 @@ mod tests {
     }
 
     fn names<'a>(files: &[&'a DataFile]) -> Vec<&'a str> {
-        files.iter().map(|f| f.file_name.as_str()).collect()
+        files.iter().map(|f| &*f.file_name).collect()
     }
 
     fn group(files: &[DataFile], pushed: bool) -> Result<Vec<MergeGroup<'_>>, BlobReadError> {

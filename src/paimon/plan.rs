@@ -36,6 +36,7 @@ use super::table::*;
 use crate::io::map_file;
 use crate::sidecar::{ManifestFacts, SelectedBlock};
 use crate::{Error, ErrorKind};
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -533,6 +534,10 @@ pub struct EntryPosition {
 }
 
 /// A live data file.
+///
+/// A plan holds one per live file, millions of them for large tables, and reconciling moves
+/// them: the names and lists are boxed slices (`Box<str>`, `Box<[String]>`), with no spare
+/// capacity to carry, which keeps a file at 208 bytes on 64-bit targets.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DataFile {
     /// `_PARTITION` bytes (4-byte arity + BinaryRow), shared by the files of a manifest
@@ -541,7 +546,7 @@ pub struct DataFile {
     /// Bucket.
     pub bucket: i32,
     /// File name.
-    pub file_name: String,
+    pub file_name: Box<str>,
     /// Total buckets.
     pub total_buckets: i32,
     /// First row ID, if any.
@@ -565,11 +570,11 @@ pub struct DataFile {
     /// `_FILE_SOURCE`: 0 = APPEND, 1 = COMPACT.
     pub file_source: Option<i32>,
     /// `_EXTERNAL_PATH`: where the file lives when outside the table directory.
-    pub external_path: Option<String>,
+    pub external_path: Option<Box<str>>,
     /// `_WRITE_COLS`: the columns a data-evolution file holds (`None`: all).
-    pub write_cols: Option<Vec<String>>,
+    pub write_cols: Option<Box<[String]>>,
     /// `_EXTRA_FILES` (e.g. file indexes).
-    pub extra_files: Vec<String>,
+    pub extra_files: Box<[String]>,
     /// Where the file's ADD entry sits in the snapshot's manifests: the order in which the
     /// clients list a bucket's files (and pack them into splits).
     pub position: EntryPosition,
@@ -1100,7 +1105,7 @@ impl PreparedScan {
         {
             let strings = |it: super::manifest::Strings<'_, '_>| {
                 it.map(|r| r.map(String::from))
-                    .collect::<crate::Result<Vec<String>>>()
+                    .collect::<crate::Result<Box<[String]>>>()
             };
             // Entries of a manifest mostly come in runs of one partition: share its bytes.
             let partition = match out.last() {
@@ -1124,7 +1129,7 @@ impl PreparedScan {
                     creation_time: e.creation_time(),
                     delete_row_count: e.delete_row_count(),
                     file_source: e.file_source(),
-                    external_path: e.external_path().map(String::from),
+                    external_path: e.external_path().map(Box::from),
                     write_cols: match e.has_write_cols() {
                         true => Some(strings(manifest.write_cols(e)).map_err(|_| bad)?),
                         false => None,
@@ -1528,7 +1533,7 @@ fn apply_deletes(
 /// Moves the files whose indices `kept` lists to the front of `files`, in that order, and
 /// returns how many they are (the others follow, in no order). Each file moves at most
 /// once, by a swap along the permutation's cycles: the sorts sort [`Slot`]s, never the
-/// 240-byte files. For a slice that fits in cache (one group): across a whole plan the
+/// 208-byte files. For a slice that fits in cache (one group): across a whole plan the
 /// swaps would miss the cache at both ends.
 fn gather(files: &mut [DataFile], kept: impl IntoIterator<Item = usize>) -> usize {
     let n = files.len();
@@ -1609,7 +1614,7 @@ const GROUP_MIN_AVERAGE: usize = 16;
 /// changed) when the plan is small or has too many groups for that to pay.
 ///
 /// A plan has far fewer groups than files. Sorting all files by their whole key compares
-/// partition bytes behind two pointers on every comparison and moves 240-byte files across
+/// partition bytes behind two pointers on every comparison and moves 208-byte files across
 /// the whole plan on every pass. Here the files (and the DELETEs) are first moved into
 /// their group's range in place: one distributing pass, the first digit of an MSD radix
 /// sort, whose moves stream through memory group by group. Each group is then reconciled
@@ -1880,6 +1885,14 @@ mod tests {
         }
     }
 
+    /// The size a plan pays per live file (and moves while reconciling): a field that grows
+    /// it shows here first.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn data_file_is_208_bytes() {
+        assert_eq!(core::mem::size_of::<DataFile>(), 208);
+    }
+
     /// Random ADD/DELETE sequences over few keys (so files are re-added, added twice,
     /// deleted before and after), fed in manifests: the reconciler must leave what replaying
     /// the entries one by one into a map leaves, with or without resolving on the way.
@@ -1943,7 +1956,7 @@ mod tests {
                         bucket: ((k / groups.0) % groups.1) as i32,
                         // Names repeat across partitions and buckets: a file is its
                         // (partition, bucket, name).
-                        file_name: alloc::format!("data-{}.parquet", k / 4),
+                        file_name: alloc::format!("data-{}.parquet", k / 4).into(),
                         row_count: (m * 100_000 + i) as i64,
                         position: EntryPosition {
                             manifest: m as u32,
@@ -1953,7 +1966,11 @@ mod tests {
                         ..DataFile::default()
                     };
                     let delete = rng.next_u64().is_multiple_of(3);
-                    let key = (file.partition.to_vec(), file.bucket, file.file_name.clone());
+                    let key = (
+                        file.partition.to_vec(),
+                        file.bucket,
+                        String::from(&*file.file_name),
+                    );
                     match delete {
                         true => {
                             model.remove(&key);
@@ -2006,7 +2023,7 @@ mod tests {
                         DataFile {
                             partition: Arc::from(&[part as u8, (part >> 8) as u8][..]),
                             bucket: ((k / parts) % buckets) as i32,
-                            file_name: alloc::format!("f{}", k / 3),
+                            file_name: alloc::format!("f{}", k / 3).into(),
                             position: EntryPosition {
                                 manifest,
                                 block: 0,
@@ -2026,7 +2043,7 @@ mod tests {
             // The model: per key, the ADD of the latest position, unless a DELETE of a later
             // position follows it.
             let mut model: BTreeMap<(Vec<u8>, i32, String), DataFile> = BTreeMap::new();
-            let key = |f: &DataFile| (f.partition.to_vec(), f.bucket, f.file_name.clone());
+            let key = |f: &DataFile| (f.partition.to_vec(), f.bucket, String::from(&*f.file_name));
             for f in files {
                 let k = key(&f);
                 if model.get(&k).is_none_or(|m| m.position < f.position) {

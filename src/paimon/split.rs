@@ -239,10 +239,10 @@ impl Table {
                     let Some(f) = run.get(i) else { continue };
                     split_files.push(SplitFile {
                         path: match &f.external_path {
-                            Some(p) => p.clone(),
+                            Some(p) => String::from(&**p),
                             None => alloc::format!("{prefix}{}", f.file_name),
                         },
-                        deletion_file: deletions.and_then(|d| d.get(&f.file_name)).cloned(),
+                        deletion_file: deletions.and_then(|d| d.get(&*f.file_name)).cloned(),
                         file: DataFile::default(),
                     });
                     from.push(base + i);
@@ -417,7 +417,7 @@ mod tests {
             .map(|g| {
                 order[g.clone()]
                     .iter()
-                    .map(|&i| files[i].file_name.as_str())
+                    .map(|&i| &*files[i].file_name)
                     .collect()
             })
             .collect();
@@ -553,7 +553,7 @@ mod tests {
             file("x.parquet", Some(0), 10, 2),
         ];
         assert_eq!(
-            anchor_file(&files).map(|f| f.file_name.as_str()),
+            anchor_file(&files).map(|f| &*f.file_name),
             Some("x.parquet")
         );
         assert!(anchor_file(&files[1..2]).is_none());

@@ -777,7 +777,7 @@ impl Table {
         file: &super::DataFile,
     ) -> crate::Result<String> {
         if let Some(p) = &file.external_path {
-            return Ok(p.clone());
+            return Ok(p.to_string());
         }
         let mut path = self.bucket_dir(schema, &file.partition, file.bucket)?;
         path.push_str(&file.file_name);

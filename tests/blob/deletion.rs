@@ -63,7 +63,7 @@ fn split_deletion_files_equal_pypaimons() {
                     "cardinality": d.cardinality,
                 }),
             };
-            files.insert(f.file.file_name.clone(), d);
+            files.insert(f.file.file_name.to_string(), d);
             let (key, value) = &s.partition_values[0];
             assert_eq!(
                 f.path,
@@ -108,7 +108,7 @@ fn deletion_vectors_decode_to_the_positions_pypaimon_deleted() {
                     .iter()
                     .map(u64::from)
                     .collect();
-                let expect: Vec<u64> = want[&f.file.file_name]
+                let expect: Vec<u64> = want[&*f.file.file_name]
                     .as_array()
                     .unwrap()
                     .iter()

@@ -229,7 +229,7 @@ fn report_names_the_counts() {
         plan.files.len()
     )));
     for f in &plan.files {
-        assert!(text.contains(&f.file_name));
+        assert!(text.contains(&*f.file_name));
     }
     let s = plan.stats;
     assert!(text.contains(&format!(
@@ -494,7 +494,7 @@ fn arrow_output_is_the_plan_row_by_row() {
     let part = part.as_any().downcast_ref::<StructArray>().unwrap();
     let schema = t.schema(0).unwrap();
     for (i, f) in plan.files.iter().enumerate() {
-        assert_eq!(names.value(i), f.file_name);
+        assert_eq!(names.value(i), &*f.file_name);
         assert_eq!(sizes.value(i), f.file_size);
         assert_eq!(buckets.value(i), f.bucket);
         // The typed partition: the same values the schema decodes, as text.

@@ -54,7 +54,7 @@ fn plan_rows(plan: &ScanPlan) -> BTreeSet<Row> {
             (
                 f.partition.to_vec(),
                 f.bucket,
-                f.file_name.clone(),
+                f.file_name.to_string(),
                 f.row_count,
             )
         })

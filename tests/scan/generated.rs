@@ -97,7 +97,7 @@ fn model_set(g: &Generated, q: &ScanQuery) -> BTreeSet<Key> {
 fn plan_set(plan: &ScanPlan) -> BTreeSet<Key> {
     plan.files
         .iter()
-        .map(|f| (f.partition.to_vec(), f.bucket, f.file_name.clone()))
+        .map(|f| (f.partition.to_vec(), f.bucket, f.file_name.to_string()))
         .collect()
 }
 

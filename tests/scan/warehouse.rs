@@ -276,7 +276,7 @@ fn ref_matches(e: &RefEntry, q: &ScanQuery, keys: &[String], types: &[String]) -
 fn plan_set(plan: &ScanPlan) -> BTreeSet<Key> {
     plan.files
         .iter()
-        .map(|f| (f.partition.to_vec(), f.bucket, f.file_name.clone()))
+        .map(|f| (f.partition.to_vec(), f.bucket, f.file_name.to_string()))
         .collect()
 }
 

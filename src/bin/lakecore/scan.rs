@@ -638,7 +638,7 @@ mod tests {
                     (0..i % 23).map(|b| (b * 37 + i) as u8).collect::<Vec<u8>>(),
                 ),
                 bucket: (i as i32 % 19) - 3,
-                file_name: format!("data-{i}-{}", names[i % names.len()]),
+                file_name: format!("data-{i}-{}", names[i % names.len()]).into(),
                 ..DataFile::default()
             })
             .collect();

@@ -208,7 +208,7 @@ impl DescriptorColumnRead {
                     Some(f) => {
                         let path = table.data_file_path(&schema, f).map_err(|e| {
                             BlobReadError::Invalid {
-                                context: f.file_name.clone(),
+                                context: f.file_name.to_string(),
                                 error: e,
                             }
                         })?;
@@ -358,7 +358,7 @@ impl DescriptorColumnRead {
             .build()
             .map_err(|e| bad(e.to_string()))?;
         let mut row_id = first;
-        let name = meta.file_name.as_str();
+        let name = &*meta.file_name;
         for batch in reader {
             let batch = batch.map_err(|e| bad(alloc::format!("near row {row_id}: {e}")))?;
             let column = batch.column(0);

@@ -57,7 +57,7 @@ fn timed_scan(
 fn file_set(files: &[DataFile]) -> Vec<(&[u8], i32, &str)> {
     files
         .iter()
-        .map(|f| (&*f.partition, f.bucket, f.file_name.as_str()))
+        .map(|f| (&*f.partition, f.bucket, &*f.file_name))
         .collect()
 }
 
