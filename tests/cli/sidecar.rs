@@ -371,3 +371,98 @@ fn demo_runs_the_sidecar_section() {
     assert!(out.contains("== sidecar"));
     assert!(out.contains("select row id point"));
 }
+
+/// A sidecar over 1 MiB, which `sidecar select` reads into a populated anonymous mapping
+/// rather than a vector: the blocks it selects are those the brute-force oracle keeps, for
+/// row ranges across the file; a copy cut short is rejected (exit 2), as a small one is.
+#[test]
+fn select_reads_a_sidecar_over_a_mib_like_a_small_one() {
+    use lakecore::sidecar::Layout;
+    let a = partition(1, Some("a"));
+    let b = partition(2, None);
+    let header = golden_header();
+    let (mut offset, mut row) = (header.len() as u64, 0i64);
+    let blocks: Vec<(u64, u64, Vec<TestEntry>)> = (0..60_000u64)
+        .map(|i| {
+            let entries: Vec<TestEntry> = (0..3)
+                .map(|j| {
+                    let count = 1 + ((i * 7 + j) % 90) as i64;
+                    let e = TestEntry {
+                        first_row_id: Some(row),
+                        row_count: count,
+                        partition: if (i + j) % 3 == 0 {
+                            a.clone()
+                        } else {
+                            b.clone()
+                        },
+                        bucket: Some((i % 4) as i32),
+                        total: Some(4),
+                    };
+                    row += count + (i % 5) as i64;
+                    e
+                })
+                .collect();
+            let len = 1000 + i % 700;
+            offset += len;
+            (offset - len, len, entries)
+        })
+        .collect();
+    let entries = (blocks.len() * 3).to_string();
+    let bytes = build(
+        &header,
+        &blocks,
+        offset,
+        settings(Layout::Compact, true, true),
+    );
+    assert!(bytes.len() > 1 << 20, "{} bytes", bytes.len());
+    let path = tmp("large.compact.sidecar");
+    std::fs::write(&path, &bytes).unwrap();
+    let size = offset.to_string();
+    let select = |file: &Path, rows: &str| {
+        lakecore(&[
+            "sidecar",
+            "select",
+            file.to_str().unwrap(),
+            "--manifest-size",
+            &size,
+            "--entries",
+            &entries,
+            "--rows",
+            rows,
+            "--json",
+        ])
+    };
+    let last = u64::try_from(row).unwrap();
+    for (lo, hi) in [
+        (0, 0),
+        (last / 2, last / 2 + 300),
+        (last - 5, last + 5),
+        (17, last / 3),
+    ] {
+        let got: Value =
+            serde_json::from_str(&stdout(&select(&path, &format!("{lo}-{hi}")))).unwrap();
+        let got: Vec<u64> = got["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["offset"].as_u64().unwrap())
+            .collect();
+        let want: Vec<u64> = blocks
+            .iter()
+            .filter(|(_, _, e)| brute_keeps(e, Some(&[(lo, hi)]), None, None, true, true))
+            .map(|(o, _, _)| *o)
+            .collect();
+        assert!(!want.is_empty(), "{lo}-{hi}");
+        assert_eq!(got, want, "rows {lo}-{hi}");
+    }
+    let cut = tmp("large-cut.compact.sidecar");
+    std::fs::write(&cut, &bytes[..bytes.len() - 1000]).unwrap();
+    let o = select(&cut, "0-10");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("large-cut.compact.sidecar"));
+}

@@ -437,7 +437,7 @@ fn json_file(text: &mut Vec<u8>, f: &DataFile) {
         text.extend_from_slice(f.file_name.as_bytes());
         text.push(b'"');
     } else {
-        // A `String` always serialises; the writer is a `Vec`, which cannot fail.
+        // A string always serialises, and the writer is a `Vec`, which cannot fail.
         let _ = serde_json::to_writer(&mut *text, &f.file_name);
     }
     text.push(b'}');

@@ -329,7 +329,7 @@ fn unhex(text: &str) -> Result<Vec<u8>, Failure> {
 }
 
 fn inspect(path: &Path, facts: Option<ManifestFacts>, json: bool) -> CliResult {
-    let bytes = read(path)?;
+    let bytes = crate::util::read_owned(path)?;
     let s = open(path, &bytes, facts)?;
     let mut blocks = Vec::new();
     for b in s.blocks() {
@@ -431,7 +431,7 @@ fn select(
     partition: Option<&PartitionFilter>,
     json: bool,
 ) -> CliResult {
-    let bytes = read(path)?;
+    let bytes = crate::util::read_owned(path)?;
     // Selected once: validation is fused into the selection (one walk over the blocks).
     let head = Sidecar::parse_head(&bytes, &SidecarOptions { facts: Some(facts) })
         .map_err(|e| Failure::invalid(path.display(), e))?;

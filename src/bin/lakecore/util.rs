@@ -257,6 +257,56 @@ pub fn read(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::io(path.display(), e))
 }
 
+/// Reads a whole file into memory the process owns (like [`read`]: no mapping of the file
+/// itself, so nothing another process does to it can fault this one), into an anonymous
+/// mapping whose pages are populated in one call rather than faulted in one by one as the
+/// read fills them (on a 4.6 MB sidecar, `sidecar select` took 1,371 page faults and 7.6 ms
+/// that way, 227 and 6.6 ms this way). Files under 1 MiB are read into a `Vec`.
+pub fn read_owned(path: &std::path::Path) -> Result<OwnedBytes, Failure> {
+    use std::io::Read as _;
+    let fail = |e| Failure::io(path.display(), e);
+    let mut file = std::fs::File::open(path).map_err(fail)?;
+    let len = file.metadata().map_err(fail)?.len();
+    match usize::try_from(len) {
+        Ok(len) if len >= 1 << 20 => {
+            let mut map = memmap2::MmapOptions::new()
+                .len(len)
+                .populate()
+                .map_anon()
+                .map_err(fail)?;
+            let mut filled = 0;
+            while filled < len {
+                match file.read(&mut map[filled..]).map_err(fail)? {
+                    0 => break,
+                    n => filled += n,
+                }
+            }
+            // A file that shrank since its length was read: its bytes as they are now.
+            Ok(OwnedBytes::Anon(map, filled))
+        }
+        _ => read(path).map(OwnedBytes::Vec),
+    }
+}
+
+/// A whole file's bytes, owned by the process ([`read_owned`]).
+pub enum OwnedBytes {
+    /// Read into a vector.
+    Vec(Vec<u8>),
+    /// Read into an anonymous mapping: the first `.1` bytes.
+    Anon(memmap2::MmapMut, usize),
+}
+
+impl std::ops::Deref for OwnedBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            OwnedBytes::Vec(v) => v,
+            OwnedBytes::Anon(m, len) => m.get(..*len).unwrap_or_default(),
+        }
+    }
+}
+
 /// Lowercase hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
