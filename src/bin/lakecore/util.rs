@@ -276,9 +276,12 @@ pub fn read_owned(path: &std::path::Path) -> Result<OwnedBytes, Failure> {
                 .map_err(fail)?;
             let mut filled = 0;
             while filled < len {
-                match file.read(&mut map[filled..]).map_err(fail)? {
-                    0 => break,
-                    n => filled += n,
+                match file.read(&mut map[filled..]) {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    // A signal before any byte was read: read again (as `fs::read` does).
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(fail(e)),
                 }
             }
             // A file that shrank since its length was read: its bytes as they are now.
