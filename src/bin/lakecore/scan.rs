@@ -363,6 +363,11 @@ fn exit_holding(plan: ScanPlan) {
 /// Files formatted per parallel task by [`write_json`].
 const JSON_CHUNK: usize = 4096;
 
+/// Files [`write_json`] formats per window: two chunks for each thread of the pool.
+fn json_window() -> usize {
+    JSON_CHUNK * 2 * rayon::current_num_threads().max(1)
+}
+
 /// Writes the `--json` document to `out` (buffered; hex and names written without
 /// per-byte formatting, since a full plan can list millions of files).
 ///
@@ -372,7 +377,6 @@ const JSON_CHUNK: usize = 4096;
 /// document.
 fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result<()> {
     out.write_all(b"{\"files\":[")?;
-    let window = JSON_CHUNK * 2 * rayon::current_num_threads().max(1);
     let format = |files: &[DataFile], first: bool| -> Vec<Vec<u8>> {
         files
             .par_chunks(JSON_CHUNK)
@@ -389,7 +393,7 @@ fn write_json(out: &mut impl std::io::Write, plan: &ScanPlan) -> std::io::Result
             })
             .collect()
     };
-    let mut windows = plan.files.chunks(window);
+    let mut windows = plan.files.chunks(json_window());
     let mut ready = windows.next().map(|w| format(w, true)).unwrap_or_default();
     for files in windows {
         // The next window is formatted by the pool while this thread writes the current
@@ -680,7 +684,7 @@ mod tests {
     /// file, within one chunk, at and across chunk and window boundaries.
     #[test]
     fn json_document_matches_serde_json_across_windows() {
-        let window = JSON_CHUNK * 2 * rayon::current_num_threads().max(1);
+        let window = json_window();
         for n in [
             0,
             1,

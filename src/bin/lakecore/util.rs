@@ -287,7 +287,12 @@ pub fn read_owned(path: &std::path::Path) -> Result<OwnedBytes, Failure> {
             // A file that shrank since its length was read: its bytes as they are now.
             Ok(OwnedBytes::Anon(map, filled))
         }
-        _ => read(path).map(OwnedBytes::Vec),
+        // From the file already open, as `fs::read` would read it.
+        len => {
+            let mut bytes = Vec::with_capacity(len.unwrap_or(0));
+            file.read_to_end(&mut bytes).map_err(fail)?;
+            Ok(OwnedBytes::Vec(bytes))
+        }
     }
 }
 
