@@ -314,6 +314,29 @@ impl Decompressor {
     }
 }
 
+/// Output buffers a thread's kept decompressor may hold (larger ones are dropped).
+const KEEP_DECOMPRESSOR_BYTES: usize = 8 << 20;
+
+std::thread_local! {
+    /// Each planning thread's decompressor, kept across manifests (a zstandard context
+    /// costs more to create than a small manifest costs to decode).
+    static DECOMPRESSOR: core::cell::RefCell<Option<Decompressor>> =
+        const { core::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's decompressor, set to `codec`.
+pub(super) fn with_decompressor<R>(codec: Codec, f: impl FnOnce(&mut Decompressor) -> R) -> R {
+    let mut dec = DECOMPRESSOR
+        .with(|d| d.take())
+        .unwrap_or_else(|| Decompressor::new(codec));
+    dec.set_codec(codec);
+    let out = f(&mut dec);
+    if dec.capacity() <= KEEP_DECOMPRESSOR_BYTES {
+        DECOMPRESSOR.with(|d| d.replace(Some(dec)));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
