@@ -1373,9 +1373,11 @@ struct Slot {
 }
 
 impl Slot {
-    fn new(at: usize, file: &DataFile) -> Self {
+    /// The slot of `file`, its prefix taken from byte `skip` of its name (a prefix every
+    /// name compared with it shares).
+    fn new(at: usize, file: &DataFile, skip: usize) -> Self {
         let mut head = [0u8; 16];
-        let name = file.file_name.as_bytes();
+        let name = file.file_name.as_bytes().get(skip..).unwrap_or_default();
         let n = name.len().min(16);
         if let (Some(to), Some(from)) = (head.get_mut(..n), name.get(..n)) {
             to.copy_from_slice(from);
@@ -1387,6 +1389,32 @@ impl Slot {
     }
 }
 
+/// How many leading bytes `a` and `b` share, up to `max`: eight bytes a step.
+fn common_prefix(a: &[u8], b: &[u8], max: usize) -> usize {
+    let limit = max.min(a.len()).min(b.len());
+    let (a, b) = (
+        a.get(..limit).unwrap_or_default(),
+        b.get(..limit).unwrap_or_default(),
+    );
+    let (wa, _) = a.as_chunks::<8>();
+    let (wb, _) = b.as_chunks::<8>();
+    let mut at = 0usize;
+    for (x, y) in wa.iter().zip(wb) {
+        let diff = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if diff != 0 {
+            return at + (diff.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + a
+        .get(at..)
+        .unwrap_or_default()
+        .iter()
+        .zip(b.get(at..).unwrap_or_default())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 /// The files and DELETEs being reconciled, read through [`Slot`]s.
 #[derive(Clone, Copy)]
 struct Held<'f> {
@@ -1395,16 +1423,40 @@ struct Held<'f> {
 }
 
 impl<'f> Held<'f> {
-    /// A slot per file and per DELETE, in their order.
+    /// A slot per file and per DELETE, in their order. The prefixes start after the bytes
+    /// all the names share: one writer's files differ only after `data-`, its UUID and a
+    /// dash (a selective plan's thousand files often come from one writer), and prefixes
+    /// that all began with those bytes would tie on every comparison.
     fn slots(&self) -> (Vec<Slot>, Vec<Slot>) {
         let n = self.files.len();
+        let skip = self.shared_name_prefix();
         let slots = |from: &[DataFile], first: usize| -> Vec<Slot> {
             from.iter()
                 .enumerate()
-                .map(|(i, f)| Slot::new(first + i, f))
+                .map(|(i, f)| Slot::new(first + i, f, skip))
                 .collect()
         };
         (slots(self.files, 0), slots(self.deletes, n))
+    }
+
+    /// The length of the prefix every file name and DELETE name shares.
+    fn shared_name_prefix(&self) -> usize {
+        let mut names = self
+            .files
+            .iter()
+            .chain(self.deletes)
+            .map(|f| f.file_name.as_bytes());
+        let Some(first) = names.next() else {
+            return 0;
+        };
+        let mut shared = first.len();
+        for name in names {
+            shared = common_prefix(first, name, shared);
+            if shared == 0 {
+                break;
+            }
+        }
+        shared
     }
 
     fn get(&self, s: &Slot) -> Option<&'f DataFile> {
@@ -1423,6 +1475,14 @@ impl<'f> Held<'f> {
                 (Some(x), Some(y)) => x.file_name.cmp(&y.file_name),
                 _ => core::cmp::Ordering::Equal,
             })
+    }
+
+    /// The order of two entries' `(partition, bucket)` groups.
+    fn group_order(&self, a: &Slot, b: &Slot) -> core::cmp::Ordering {
+        match (self.get(a), self.get(b)) {
+            (Some(x), Some(y)) => group_order(x, y),
+            _ => core::cmp::Ordering::Equal,
+        }
     }
 
     /// [`Held::name_order`], then the entries' positions in the snapshot.
@@ -1447,13 +1507,16 @@ impl<'f> Held<'f> {
 
 /// The order of a plan's files: partition bytes, bucket, file name.
 fn key_order(a: &DataFile, b: &DataFile) -> core::cmp::Ordering {
+    group_order(a, b).then_with(|| a.file_name.cmp(&b.file_name))
+}
+
+/// The order of the files' `(partition, bucket)` groups: partition bytes, then bucket.
+fn group_order(a: &DataFile, b: &DataFile) -> core::cmp::Ordering {
     let partition = match Arc::ptr_eq(&a.partition, &b.partition) {
         true => core::cmp::Ordering::Equal,
         false => a.partition.cmp(&b.partition),
     };
-    partition
-        .then(a.bucket.cmp(&b.bucket))
-        .then_with(|| a.file_name.cmp(&b.file_name))
+    partition.then(a.bucket.cmp(&b.bucket))
 }
 
 /// [`key_order`], then the entries' positions in the snapshot (the order they were written).
@@ -1561,6 +1624,9 @@ fn share_partitions(files: &mut [DataFile]) {
 /// small, or with too many groups, for [`resolve_by_group`]).
 fn resolve_whole(files: &mut Vec<DataFile>, deletes: &mut [DataFile]) {
     use rayon::slice::ParallelSliceMut;
+    if files.len() < GROUP_MIN_FILES {
+        return resolve_small(files, deletes);
+    }
     files.par_sort_unstable_by(key_then_position);
     deletes.par_sort_unstable_by(key_then_position);
     let n = files.len();
@@ -1579,6 +1645,22 @@ fn resolve_whole(files: &mut Vec<DataFile>, deletes: &mut [DataFile]) {
         at += 1;
         keep.get(at - 1).copied().unwrap_or(false)
     });
+    share_partitions(files);
+}
+
+/// [`resolve_whole`] for a plan that fits in cache, on the calling thread: the [`Slot`]s
+/// are sorted, not the 208-byte files (a selective plan's thousand files cost about ten
+/// times more to sort whole, and a parallel sort of them more to schedule than to run), and
+/// the files kept then move to the front once each ([`gather`]).
+fn resolve_small(files: &mut Vec<DataFile>, deletes: &mut [DataFile]) {
+    let held = Held { files, deletes };
+    let (mut adds, mut dels) = held.slots();
+    let whole = |a: &Slot, b: &Slot| held.group_order(a, b).then_with(|| held.name_order(a, b));
+    adds.sort_unstable_by(|a, b| whole(a, b).then_with(|| held.position_order(a, b)));
+    dels.sort_unstable_by(|a, b| whole(a, b).then_with(|| held.position_order(a, b)));
+    let kept = apply_deletes(&held, &mut adds, &dels, whole);
+    let kept = gather(files, adds.iter().take(kept).map(|s| s.at));
+    files.truncate(kept);
     share_partitions(files);
 }
 
@@ -1976,16 +2058,47 @@ mod tests {
         }
     }
 
+    /// The shared-prefix length against a byte-by-byte count, around the 8-byte steps.
+    #[test]
+    fn common_prefix_counts_the_shared_bytes() {
+        let mut rng = Rng::new(7);
+        for _ in 0..5_000 {
+            let len = (rng.next_u64() % 40) as usize;
+            let a: Vec<u8> = (0..len)
+                .map(|_| b'a' + (rng.next_u64() % 3) as u8)
+                .collect();
+            let mut b = a.clone();
+            b.truncate((rng.next_u64() % 41) as usize);
+            if let Some(x) = b.get_mut((rng.next_u64() % 41) as usize) {
+                *x = b'a' + (rng.next_u64() % 3) as u8;
+            }
+            let max = (rng.next_u64() % 45) as usize;
+            let naive = a
+                .iter()
+                .zip(&b)
+                .take(max)
+                .take_while(|(x, y)| x == y)
+                .count();
+            assert_eq!(common_prefix(&a, &b, max), naive, "{a:?} {b:?} {max}");
+        }
+    }
+
     /// The grouped reconciliation takes the plans it is meant for, declines the others, and
     /// leaves what the whole sort and walk leave.
     #[test]
     fn resolve_by_group_equals_the_whole_sort() {
         let mut rng = Rng::new(24);
-        for (case, (files_n, parts, buckets, taken)) in [
-            (5_000u64, 10u64, 4u64, true),
-            (20_000, 1, 1, true),
-            (9_000, 2_000, 1, false), // a group per few files
-            (4_000, 3, 3, false),     // too small
+        // One writer's names share everything up to a counter: the slots' prefixes start
+        // after the bytes all names share.
+        let writer = "data-fac35c97-f93e-4d22-b2b1-5213db3e1c7c-";
+        for (case, (files_n, parts, buckets, taken, stem)) in [
+            (5_000u64, 10u64, 4u64, true, "f"),
+            (20_000, 1, 1, true, "f"),
+            (9_000, 2_000, 1, false, "f"), // a group per few files
+            (4_000, 3, 3, false, "f"),     // too small
+            (5_000, 10, 4, true, writer),
+            (4_000, 3, 3, false, writer),
+            (300, 1, 1, false, writer),
         ]
         .into_iter()
         .enumerate()
@@ -2000,7 +2113,7 @@ mod tests {
                         DataFile {
                             partition: Arc::from(&[part as u8, (part >> 8) as u8][..]),
                             bucket: ((k / parts) % buckets) as i32,
-                            file_name: alloc::format!("f{}", k / 3).into(),
+                            file_name: alloc::format!("{stem}{}", k / 3).into(),
                             position: EntryPosition {
                                 manifest,
                                 block: 0,
