@@ -42,6 +42,10 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use std::sync::OnceLock;
 
+/// Most entries a filtered scan of one manifest reserves room for up front (the filter may
+/// keep few of the records it decodes).
+const FILTERED_RESERVE: u64 = 1 << 12;
+
 /// How a scan reads manifests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScanOptions {
@@ -727,13 +731,17 @@ impl PreparedScan {
     }
 
     /// Room to reserve for the entries of `records` decoded records: all of them when
-    /// nothing filters entries (no regrowth copies of the vector), else none up front.
+    /// nothing filters entries (no regrowth copies of the vector), else as many up to
+    /// [`FILTERED_RESERVE`]. (Grown by doubling from nothing, a selective plan's thousand
+    /// entries took four allocations, whose release the allocator then gave back to the
+    /// system and faulted in again on the next plan: 0.75 ms a plan against 0.61 ms.)
     fn expected_entries(&self, records: u64) -> usize {
         let q = &self.query;
-        match q.rows.is_none() && q.buckets.is_none() && q.filter.is_none() {
-            true => usize::try_from(records.min(1 << 22)).unwrap_or(0),
-            false => 0,
-        }
+        let cap = match q.rows.is_none() && q.buckets.is_none() && q.filter.is_none() {
+            true => 1 << 22,
+            false => FILTERED_RESERVE,
+        };
+        usize::try_from(records.min(cap)).unwrap_or(0)
     }
 
     /// The manifest's facts from its manifest-list entry (what its sidecar must agree with).
@@ -1190,8 +1198,16 @@ impl PreparedScan {
             for chunk in self.manifests.chunks(window) {
                 let previous = core::mem::take(&mut pending);
                 let reconcile = || previous.into_iter().for_each(|scan| reconciler.add(scan));
-                let scans = match remote {
-                    false => {
+                let scans = match (remote, chunk) {
+                    // One manifest (a selective plan's usual case): on this thread, without
+                    // handing work to the pool and waiting for it.
+                    (false, [only]) => {
+                        reconcile();
+                        let scan = scanner.scan(only)?;
+                        reconciler.add_scanned_here(scan);
+                        Vec::new()
+                    }
+                    (false, _) => {
                         let (scans, ()) = rayon::join(
                             || {
                                 chunk
@@ -1203,7 +1219,7 @@ impl PreparedScan {
                         );
                         scans?
                     }
-                    true => {
+                    (true, _) => {
                         reconcile();
                         Self::scan_waiting(scanner, chunk, in_flight)?
                     }
@@ -1878,6 +1894,20 @@ impl Reconciler {
 
     /// Applies the next manifest's result (entries moved, not copied).
     pub fn add(&mut self, scan: ManifestScan) {
+        self.add_inner(scan, false)
+    }
+
+    /// [`add`](Self::add) for a result scanned on this thread: when nothing is held yet
+    /// (a filtered plan, whose buffer is not sized up front), its files stay in the
+    /// result's allocation, collected in place, instead of being copied into a new one
+    /// grown by doubling. A plan of one manifest then allocates its files once. (Results
+    /// scanned on the pool are copied: adopting their allocations, made in the pool
+    /// threads' heaps, measured slower.)
+    fn add_scanned_here(&mut self, scan: ManifestScan) {
+        self.add_inner(scan, true)
+    }
+
+    fn add_inner(&mut self, scan: ManifestScan, adopt: bool) {
         let stats = &mut self.stats;
         stats.manifests += 1;
         match scan.read {
@@ -1895,10 +1925,25 @@ impl Reconciler {
         stats.entries_matched = stats
             .entries_matched
             .saturating_add(crate::error::off(scan.entries.len()));
-        for e in scan.entries {
-            match e.delete {
-                true => self.deletes.push(e.file),
-                false => self.files.push(e.file),
+        if adopt && self.files.capacity() == 0 {
+            let deletes = &mut self.deletes;
+            self.files = scan
+                .entries
+                .into_iter()
+                .filter_map(|e| match e.delete {
+                    true => {
+                        deletes.push(e.file);
+                        None
+                    }
+                    false => Some(e.file),
+                })
+                .collect();
+        } else {
+            for e in scan.entries {
+                match e.delete {
+                    true => self.deletes.push(e.file),
+                    false => self.files.push(e.file),
+                }
             }
         }
         let pending = self.deletes.len();
@@ -2040,7 +2085,12 @@ mod tests {
                     }
                     entries.push(ScanEntry { delete, file });
                 }
-                r.add(scan(entries));
+                // Odd cases: the first result adopted in place (a plan's only manifest,
+                // scanned on the calling thread), its DELETEs set aside.
+                match (m, case % 2) {
+                    (0, 1) => r.add_scanned_here(scan(entries)),
+                    _ => r.add(scan(entries)),
+                }
             }
             let plan = r.finish();
             let expected: Vec<DataFile> = model.into_values().collect();
