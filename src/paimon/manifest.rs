@@ -326,6 +326,13 @@ fn schema_json<'f>(container: &Container<'f>, file: &'f [u8]) -> Result<(&'f [u8
     Ok((json, off(at)))
 }
 
+/// The writer schema JSON in the container header of `file` (the header parsed, nothing
+/// compiled).
+pub(super) fn header_schema_json(file: &[u8]) -> Result<&[u8]> {
+    let container = Container::parse(file)?;
+    schema_json(&container, file).map(|(json, _)| json)
+}
+
 fn codec_of(container: &Container<'_>) -> Result<Codec> {
     Codec::from_name(container.codec(), 4)
 }
@@ -708,10 +715,43 @@ fn read_bytes<'a>(c: &mut Cursor<'a>) -> Result<&'a [u8]> {
 /// # Ok::<(), lakecore::Error>(())
 /// ```
 pub fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
+    decode_list(bytes, None).map(|(list, _)| list)
+}
+
+/// A manifest list's writer schema compiled with its projection: a snapshot's base and
+/// delta lists normally share one, compiled once.
+pub(super) struct ListSchema<'s> {
+    json: &'s [u8],
+    schema: Schema<'s>,
+    projection: Projection,
+}
+
+/// [`decode_manifest_list`], with the schema `known` compiled when the list's schema JSON is
+/// the same; otherwise compiled here and returned with the entries.
+pub(super) fn decode_list<'s>(
+    bytes: &'s [u8],
+    known: Option<&ListSchema<'_>>,
+) -> Result<(Vec<ManifestFileMeta>, Option<ListSchema<'s>>)> {
     let container = Container::parse(bytes)?;
     let (json, at) = schema_json(&container, bytes)?;
-    let schema = Schema::parse(json, at)?;
-    let projection = schema.project(LIST_PATHS)?;
+    let fresh = match known.filter(|k| k.json == json) {
+        Some(_) => None,
+        None => {
+            let schema = Schema::parse(json, at)?;
+            let projection = schema.project(LIST_PATHS)?;
+            Some(ListSchema {
+                json,
+                schema,
+                projection,
+            })
+        }
+    };
+    let Some(ListSchema {
+        schema, projection, ..
+    }) = fresh.as_ref().or(known)
+    else {
+        return Err(Error::new(ErrorKind::InvalidValue, at));
+    };
     let codec = codec_of(&container)?;
     let stored = codec == Codec::Null;
     let mut out = Vec::new();
@@ -728,12 +768,12 @@ pub fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
             if decoded > MAX_DECODED_BYTES {
                 return Err(Error::new(ErrorKind::LimitExceeded, at));
             }
-            check_count(&schema, &block, data.len())?;
+            check_count(schema, &block, data.len())?;
             let mut c = Cursor::with_origin(data, if stored { at } else { 0 });
             let mut v = [Value::Absent; LIST_FIELDS];
             for _ in 0..block.object_count {
                 let rec_at = if stored { c.position() } else { at };
-                schema.read(&projection, &mut c, &mut v).map_err(relocate)?;
+                schema.read(projection, &mut c, &mut v).map_err(relocate)?;
                 let bad = Error::new(ErrorKind::InvalidValue, rec_at);
                 let get = |f: LF| v.get(f as usize).copied().unwrap_or(Value::Absent);
                 let pair_i32 = |a: LF, b: LF| get(a).as_i32().zip(get(b).as_i32());
@@ -768,8 +808,9 @@ pub fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
                 return Err(relocate(c.error(ErrorKind::TrailingBytes)));
             }
         }
-        Ok(out)
-    })
+        Ok(())
+    })?;
+    Ok((out, fresh))
 }
 
 /// Builds the sidecar of the completed manifest `bytes`: scans the container, decodes each
@@ -810,4 +851,58 @@ pub fn build_from_manifest(bytes: &[u8], settings: BuildSettings) -> Result<Vec<
         builder.end_block()?;
     }
     builder.finish(off(bytes.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lists() -> Vec<Vec<u8>> {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/paimon/warehouse/sc.db/part_append_rs/manifest"
+        );
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with("manifest-list-"))
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|n| std::fs::read(std::format!("{dir}/{n}")).unwrap())
+            .collect()
+    }
+
+    /// A list decoded with another list's compiled schema reads as it reads alone, and
+    /// compiles nothing; a known schema of other JSON is not used.
+    #[test]
+    fn list_schema_is_reused_only_for_the_same_json() {
+        let lists = lists();
+        assert!(lists.len() >= 2);
+        let (first, compiled) = decode_list(&lists[0], None).unwrap();
+        assert_eq!(first, decode_manifest_list(&lists[0]).unwrap());
+        let compiled = compiled.expect("compiled for the first list");
+        for bytes in &lists[1..] {
+            let (entries, fresh) = decode_list(bytes, Some(&compiled)).unwrap();
+            assert!(fresh.is_none(), "the same schema JSON: reused");
+            assert_eq!(entries, decode_manifest_list(bytes).unwrap());
+        }
+        // A schema compiled from other JSON (a manifest's) is not taken for a list's.
+        let manifest = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/paimon/warehouse/sc.db/part_append_rs/manifest/manifest-17fe0b1d-9a8f-4770-8b25-6274f809f953-0"
+        ))
+        .unwrap();
+        let json = header_schema_json(&manifest).unwrap();
+        let schema = Schema::parse(json, 0).unwrap();
+        let other = ListSchema {
+            json,
+            projection: schema.project(LIST_PATHS).unwrap(),
+            schema,
+        };
+        let (entries, fresh) = decode_list(&lists[1], Some(&other)).unwrap();
+        assert!(fresh.is_some(), "other JSON: compiled anew");
+        assert_eq!(entries, decode_manifest_list(&lists[1]).unwrap());
+    }
 }

@@ -1369,12 +1369,15 @@ impl<'c> SchemaMemo<'c> {
     where
         'c: 'f,
     {
-        let m = Manifest::parse_known(bytes, self.known.get().and_then(Option::as_ref))?;
         if self.known.get().is_none() {
-            let json = self.json.get_or_init(|| m.schema_json().to_vec());
+            // The first manifest: its schema is compiled into the memo, and opened from
+            // there (compiling it for the manifest too doubled a one-manifest plan's
+            // schema work).
+            let json = super::manifest::header_schema_json(bytes)?;
+            let json = self.json.get_or_init(|| json.to_vec());
             self.known.get_or_init(|| KnownSchema::parse(json).ok());
         }
-        Ok(m)
+        Manifest::parse_known(bytes, self.known.get().and_then(Option::as_ref))
     }
 }
 

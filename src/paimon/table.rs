@@ -2,7 +2,7 @@
 //! manifest lists, read from JSON and Avro (feature `paimon`).
 
 use super::error::*;
-use super::manifest::{decode_manifest_list, ManifestFileMeta};
+use super::manifest::{decode_list, ManifestFileMeta};
 use super::predicate::*;
 use crate::io::{LocalFs, Storage};
 use alloc::string::{String, ToString};
@@ -542,12 +542,17 @@ impl Table {
 
     /// The manifests of `snapshot`: its base list, then its delta list, in list order.
     pub fn manifests(&self, snapshot: &Snapshot) -> Result<Vec<ManifestFileMeta>, ScanError> {
-        let mut all = Vec::new();
-        for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
-            let path = self.dir.join("manifest").join(list);
-            let bytes = self.storage.read(&path).map_err(io_err(&path))?;
-            all.extend(decode_manifest_list(&bytes).map_err(invalid(&path))?);
-        }
+        let dir = self.dir.join("manifest");
+        let (base, delta) = (
+            dir.join(&snapshot.base_manifest_list),
+            dir.join(&snapshot.delta_manifest_list),
+        );
+        let base_bytes = self.storage.read(&base).map_err(io_err(&base))?;
+        let (mut all, compiled) = decode_list(&base_bytes, None).map_err(invalid(&base))?;
+        // The two lists normally share their writer schema: compiled once.
+        let delta_bytes = self.storage.read(&delta).map_err(io_err(&delta))?;
+        let (more, _) = decode_list(&delta_bytes, compiled.as_ref()).map_err(invalid(&delta))?;
+        all.extend(more);
         Ok(all)
     }
 }
