@@ -1015,13 +1015,17 @@ impl PreparedScan {
             return Ok(true);
         };
         let row = crate::sidecar::BinaryRow::from_partition(partition, e.block_offset)?;
-        let stats = match &q.stats_rule {
-            StatsRule::Values => e.value_stats(),
-            StatsRule::Keys(_) => e.key_stats(),
-            StatsRule::None => None,
+        // The statistics' bounds are read for the first column leaf only (a partition
+        // filter, the usual selective plan, never needs them).
+        let stats_bounds = || {
+            let stats = match &q.stats_rule {
+                StatsRule::Values => e.value_stats(),
+                StatsRule::Keys(_) => e.key_stats(),
+                StatsRule::None => None,
+            };
+            stats.and_then(|r| super::manifest::stats_bounds(r).map(|(lo, hi)| (r, lo, hi)))
         };
-        let bounds =
-            stats.and_then(|r| super::manifest::stats_bounds(r).map(|(lo, hi)| (r, lo, hi)));
+        let mut bounds = None;
         let same_schema = e.schema_id() == i64::try_from(q.schema_id).ok();
         let stats_cols = e.value_stats_cols();
         let write_cols = e.write_cols_list();
@@ -1035,7 +1039,7 @@ impl PreparedScan {
                 }
             },
             Target::Column { name, index } => {
-                let Some((record, lo, hi)) = bounds else {
+                let Some((record, lo, hi)) = *bounds.get_or_insert_with(stats_bounds) else {
                     return super::filter::Tri::Maybe;
                 };
                 // The column's position in the statistics: by `_VALUE_STATS_COLS` when the
