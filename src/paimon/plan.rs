@@ -42,6 +42,47 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use std::sync::OnceLock;
 
+/// The last partition a partition-only filter judged in one manifest scan, and its
+/// verdict: a manifest's entries come in runs of one partition, and the filter's answer
+/// depends on the partition bytes alone. Partitions of up to 64 bytes are remembered
+/// (inline: no allocation).
+struct PartitionMemo {
+    enabled: bool,
+    len: usize,
+    bytes: [u8; 64],
+    passes: bool,
+}
+
+impl PartitionMemo {
+    /// `enabled`: the query's filter reads the partition only
+    /// ([`Compiled::partition_only`]).
+    fn new(enabled: bool) -> Self {
+        PartitionMemo {
+            enabled,
+            len: usize::MAX,
+            bytes: [0; 64],
+            passes: false,
+        }
+    }
+
+    /// The verdict for `partition`, if it is the one remembered.
+    fn get(&self, partition: &[u8]) -> Option<bool> {
+        let held = self.bytes.get(..self.len)?;
+        (self.enabled && held == partition).then_some(self.passes)
+    }
+
+    fn set(&mut self, partition: &[u8], passes: bool) {
+        match self.bytes.get_mut(..partition.len()) {
+            Some(to) if self.enabled => {
+                to.copy_from_slice(partition);
+                self.len = partition.len();
+                self.passes = passes;
+            }
+            _ => self.len = usize::MAX,
+        }
+    }
+}
+
 /// Most entries a filtered scan of one manifest reserves room for up front (the filter may
 /// keep few of the records it decodes).
 const FILTERED_RESERVE: u64 = 1 << 12;
@@ -769,11 +810,12 @@ impl PreparedScan {
             let m = memo.open(manifest)?;
             let mut entries = Vec::with_capacity(self.expected_entries(Self::facts(meta).entries));
             let mut blocks = 0u64;
+            let mut memo = PartitionMemo::new(self.query.partition_only());
             with_decompressor(m.codec(), |dec| {
                 for block in m.container().blocks() {
                     let block = block?;
                     blocks += 1;
-                    m.entries(&block, dec, |e| self.keep(&m, e, &mut entries))?;
+                    m.entries(&block, dec, |e| self.keep(&m, e, &mut memo, &mut entries))?;
                 }
                 Ok(())
             })?;
@@ -813,6 +855,7 @@ impl PreparedScan {
         if !selected.is_empty() {
             let m = memo.open(manifest)?;
             bytes_read = crate::error::off(header.len());
+            let mut memo = PartitionMemo::new(self.query.partition_only());
             with_decompressor(m.codec(), |dec| {
                 for selected in selected {
                     let block = m.container().block_at(selected.offset)?;
@@ -821,7 +864,7 @@ impl PreparedScan {
                     {
                         return Err(Error::new(ErrorKind::Mismatch, selected.offset));
                     }
-                    m.entries(&block, dec, |e| self.keep(&m, e, &mut entries))?;
+                    m.entries(&block, dec, |e| self.keep(&m, e, &mut memo, &mut entries))?;
                     bytes_read += block.length;
                     blocks_read += 1;
                 }
@@ -962,6 +1005,7 @@ impl PreparedScan {
         };
         let mut decode = || -> crate::Result<()> {
             let m = memo.open(header)?;
+            let mut memo = PartitionMemo::new(self.query.partition_only());
             with_decompressor(m.codec(), |dec| {
                 let mut part = parts.iter().peekable();
                 for &SelectedBlock {
@@ -993,7 +1037,9 @@ impl PreparedScan {
                     if block.length != len || block.object_count != count {
                         return Err(Error::new(ErrorKind::Mismatch, offset));
                     }
-                    m.entries(&block, dec, |e| self.keep(&m, e, &mut scan.entries))?;
+                    m.entries(&block, dec, |e| {
+                        self.keep(&m, e, &mut memo, &mut scan.entries)
+                    })?;
                     scan.bytes_read += len;
                     scan.blocks_read += 1;
                 }
@@ -1090,16 +1136,13 @@ impl PreparedScan {
         &self,
         manifest: &Manifest<'_>,
         e: &ManifestEntry<'_>,
+        memo: &mut PartitionMemo,
         out: &mut Vec<ScanEntry>,
     ) -> crate::Result<()> {
         let bad = Error::new(ErrorKind::InvalidValue, e.block_offset);
-        let (Some(kind), Some(partition), Some(bucket), Some(total), Some(name)) = (
-            e.kind(),
-            e.partition(),
-            e.bucket(),
-            e.total_buckets(),
-            e.file_name(),
-        ) else {
+        let (Some(kind), Some(partition), Some(bucket), Some(total)) =
+            (e.kind(), e.partition(), e.bucket(), e.total_buckets())
+        else {
             return Err(bad);
         };
         let delete = match kind {
@@ -1110,11 +1153,21 @@ impl PreparedScan {
         let row_count = e.row_count().unwrap_or(0);
         let first_row_id = e.first_row_id();
         let q = &self.query;
+        let mut filter_passes = |e: &ManifestEntry<'_>| match memo.get(partition) {
+            Some(passes) => Ok(passes),
+            None => {
+                let passes = self.filter_passes(e, partition).map_err(|_| bad)?;
+                memo.set(partition, passes);
+                Ok(passes)
+            }
+        };
         if q.rows_pass(first_row_id, row_count)
             && q.bucket_passes(bucket, total)
             && q.key_bucket_passes(bucket, total)
-            && self.filter_passes(e, partition).map_err(|_| bad)?
+            && filter_passes(e)?
         {
+            // The name is read (and checked as UTF-8) for the entries kept only.
+            let name = e.file_name().ok_or(bad)?;
             let strings = |it: super::manifest::Strings<'_, '_>| {
                 it.map(|r| r.map(String::from))
                     .collect::<crate::Result<Box<[String]>>>()
@@ -2113,6 +2166,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The memo answers for the partition it holds only, forgets on a partition too long
+    /// to hold, and never answers when disabled.
+    #[test]
+    fn partition_memo_answers_for_the_partition_it_holds() {
+        let mut m = PartitionMemo::new(true);
+        assert_eq!(m.get(b""), None, "empty at first");
+        m.set(b"\0\0\0\x01ab", true);
+        assert_eq!(m.get(b"\0\0\0\x01ab"), Some(true));
+        assert_eq!(m.get(b"\0\0\0\x01a"), None);
+        assert_eq!(m.get(b"\0\0\0\x01ac"), None);
+        m.set(b"\0\0\0\x01ac", false);
+        assert_eq!(m.get(b"\0\0\0\x01ac"), Some(false));
+        assert_eq!(m.get(b"\0\0\0\x01ab"), None);
+        let long = [7u8; 65];
+        m.set(&long, true);
+        assert_eq!(m.get(&long), None, "too long to hold");
+        assert_eq!(
+            m.get(b"\0\0\0\x01ac"),
+            None,
+            "and the last one is forgotten"
+        );
+        m.set(&long[..64], true);
+        assert_eq!(m.get(&long[..64]), Some(true));
+        let mut off = PartitionMemo::new(false);
+        off.set(b"\0\0\0\x01ab", true);
+        assert_eq!(off.get(b"\0\0\0\x01ab"), None);
     }
 
     /// The shared-prefix length against a byte-by-byte count, around the 8-byte steps.

@@ -426,6 +426,16 @@ impl Compiled {
     }
 
     /// Whether the filter has partition leaves.
+    /// Whether the filter reads nothing but the partition (every leaf a partition leaf):
+    /// then an entry's verdict depends on its partition bytes alone.
+    pub(super) fn partition_only(&self) -> bool {
+        self.filter.as_ref().is_some_and(|f| {
+            f.leaves()
+                .iter()
+                .all(|l| matches!(l.target, Target::Partition(_)))
+        })
+    }
+
     pub(super) fn filters_partitions(&self) -> bool {
         self.filter.as_ref().is_some_and(|f| {
             f.leaves()
