@@ -11,12 +11,13 @@ Steps (run from the crate root; the bench numbers are only meaningful on a quiet
 
 The first command installs the reference implementation (`pypaimon.manifest.manifest_sidecar`,
 whose `select(data, manifest, query)` validates the CRC and walks every block). The bench
-writes `select_100k.compact.sidecar` (100 000 blocks of 20 entries) and `select_100k.json`
-(manifest facts, the query, lakecore's selected block offsets) into the given folder, and
-leaves criterion's estimate in `target/criterion/.../estimates.json`, which this script reads
-for the ratio. `--shape x3` uses the issue's shape instead, 100 000 blocks of 3 entries
-(`select_100k_x3.*`, bench group `sidecar_select_rows_100k_blocks_x3`; the bench command's
-filter `point_range/compact` runs both shapes).
+writes the issue's shape, 100 000 blocks of 3 entries (`select_100k_x3.compact.sidecar`, 4.6
+MB, and `select_100k_x3.json`: manifest facts, the query, lakecore's selected block offsets;
+bench group `sidecar_select_rows_100k_blocks_x3`), into the given folder, and leaves
+criterion's estimate in `target/criterion/.../estimates.json`, which this script reads for
+the ratio. `--shape x20` uses the larger shape of earlier measurements instead, 100 000 blocks
+of 20 entries (`select_100k.*`, 10.2 MB, group `sidecar_select_rows_100k_blocks`; the bench
+command's filter `point_range/compact` runs both shapes).
 Both sides are timed on the in-memory bytes, without file I/O.
 
 With `--lakecore target/release/lakecore` (a `--features cli` release build) it also times the
@@ -73,9 +74,9 @@ def main():
     ap.add_argument("folder", nargs="?", default="target/pypaimon-cmp")
     ap.add_argument("--lakecore", help="the lakecore binary: also time `sidecar select` whole process")
     ap.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "7")))
-    ap.add_argument("--shape", choices=sorted(SHAPES), default="x20",
-                    help="x20: 100k blocks of 20 entries (10.2 MB); x3: the issue's 100k blocks "
-                         "of 3 entries (4.6 MB)")
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="x3",
+                    help="x3 (default): the issue's 100k blocks of 3 entries (4.6 MB); x20: "
+                         "100k blocks of 20 entries (10.2 MB)")
     a = ap.parse_args()
     folder = a.folder
     name, group = SHAPES[a.shape]
