@@ -632,6 +632,40 @@ fn invalid_table_dirs_are_errors() {
     fs::remove_dir_all(&tmp).unwrap();
 }
 
+/// A snapshot's delta list corrupted, or one of its manifests gone: an error naming that
+/// file, for a full plan and for a selective one that opens every manifest.
+#[test]
+fn missing_manifest_and_corrupt_delta_list_name_the_file() {
+    let src = Path::new(WAREHOUSE).join("sc.db/part_append_rs");
+    let tmp = std::env::temp_dir().join(format!("lakecore-scan-missing-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    copy_dir(&src, &tmp);
+    let table = Table::open(&tmp).unwrap();
+    let snap = table.snapshot(latest(&tmp)).unwrap();
+    let prepared = table.prepare(None, &ScanQuery::default()).unwrap();
+    let victim = prepared.manifests()[0].file_name.clone();
+    let (keys, types) = partition_schema(&src);
+    let live = ref_live(&src, latest(&src));
+    let all: Vec<RefEntry> = live.values().cloned().collect();
+    let mut rng = Rng::xorshift(7);
+    let selective = random_query(&mut rng, &live, &all, &keys, &types);
+    let every = ScanOptions {
+        prune_manifests: false,
+        ..ScanOptions::default()
+    };
+    fs::remove_file(tmp.join("manifest").join(&victim)).unwrap();
+    for q in [ScanQuery::default(), selective] {
+        let err = table.plan_with(None, &q, every).unwrap_err();
+        assert!(err.to_string().contains(&victim), "{q:?}: {err}");
+    }
+    let delta = tmp.join("manifest").join(&snap.delta_manifest_list);
+    let bytes = fs::read(&delta).unwrap();
+    fs::write(&delta, &bytes[..bytes.len() - 7]).unwrap();
+    let err = table.plan(None, &ScanQuery::default()).unwrap_err();
+    assert!(err.to_string().contains(&snap.delta_manifest_list), "{err}");
+    fs::remove_dir_all(&tmp).unwrap();
+}
+
 #[test]
 fn mutated_metadata_never_panics() {
     let src = Path::new(WAREHOUSE).join("sc.db/bucket4_rs");
