@@ -40,7 +40,7 @@
 //! # Ok::<(), lakecore::paimon::ScanError>(())
 //! ```
 
-use super::compression::{Codec, Decompressor};
+use super::compression::Codec;
 use super::error::*;
 use super::table::{Snapshot, Table, TableSchema};
 use crate::codec::avro::{read_long, Container, Schema, Value};
@@ -330,19 +330,12 @@ pub fn decode_index_manifest(bytes: &[u8]) -> Result<Vec<IndexManifestEntry>> {
     let schema = Schema::parse(json, json_at)?;
     let projection = schema.project(PATHS)?;
     let layout = meta_layout(json, json_at)?;
-    let mut dec = Decompressor::new(Codec::from_name(container.codec(), 4)?);
-    let stored = dec.codec() == Codec::Null;
+    let codec = Codec::from_name(container.codec(), 4)?;
+    let stored = codec == Codec::Null;
     let mut out = Vec::new();
-    let mut decoded = 0usize;
-    for block in container.blocks() {
-        let block = block?;
+    super::manifest::each_decoded_block(&container, codec, |block, data| {
         let at = block.data_offset;
         let relocate = |e: Error| if stored { e } else { Error::new(e.kind, at) };
-        let data = dec.block(block.data, at)?;
-        decoded = decoded.saturating_add(data.len());
-        if decoded > super::manifest::MAX_DECODED_BYTES {
-            return Err(Error::new(ErrorKind::LimitExceeded, at));
-        }
         // Every record takes at least one byte (`_VERSION`).
         if block.object_count > off(data.len()) {
             return Err(Error::new(ErrorKind::InvalidLength, block.offset));
@@ -378,7 +371,8 @@ pub fn decode_index_manifest(bytes: &[u8]) -> Result<Vec<IndexManifestEntry>> {
         if !c.is_empty() {
             return Err(relocate(c.error(ErrorKind::TrailingBytes)));
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 

@@ -755,62 +755,76 @@ pub(super) fn decode_list<'s>(
     let codec = codec_of(&container)?;
     let stored = codec == Codec::Null;
     let mut out = Vec::new();
+    each_decoded_block(&container, codec, |block, data| {
+        let at = block.data_offset;
+        let relocate = |e: Error| if stored { e } else { Error::new(e.kind, at) };
+        check_count(schema, block, data.len())?;
+        let mut c = Cursor::with_origin(data, if stored { at } else { 0 });
+        let mut v = [Value::Absent; LIST_FIELDS];
+        for _ in 0..block.object_count {
+            let rec_at = if stored { c.position() } else { at };
+            schema.read(projection, &mut c, &mut v).map_err(relocate)?;
+            let bad = Error::new(ErrorKind::InvalidValue, rec_at);
+            let get = |f: LF| v.get(f as usize).copied().unwrap_or(Value::Absent);
+            let pair_i32 = |a: LF, b: LF| get(a).as_i32().zip(get(b).as_i32());
+            let extra_files = match get(LF::EXTRA_FILES) {
+                Value::Items(items) => schema
+                    .items(items)
+                    .map(|s| {
+                        s.map_err(relocate)
+                            .and_then(|s| s.as_str().map(String::from).ok_or(bad))
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                _ => Vec::new(),
+            };
+            out.push(ManifestFileMeta {
+                file_name: get(LF::FILE_NAME).as_str().ok_or(bad)?.into(),
+                file_size: get(LF::FILE_SIZE).as_i64().ok_or(bad)?,
+                num_added_files: get(LF::NUM_ADDED).as_i64().ok_or(bad)?,
+                num_deleted_files: get(LF::NUM_DELETED).as_i64().ok_or(bad)?,
+                partition_stats: row_stats(get(LF::PARTITION_STATS), rec_at)?,
+                schema_id: get(LF::SCHEMA_ID).as_i64(),
+                bucket_range: pair_i32(LF::MIN_BUCKET, LF::MAX_BUCKET),
+                level_range: pair_i32(LF::MIN_LEVEL, LF::MAX_LEVEL),
+                row_id_range: get(LF::MIN_ROW_ID)
+                    .as_i64()
+                    .zip(get(LF::MAX_ROW_ID).as_i64()),
+                total_buckets: get(LF::TOTAL_BUCKETS).as_i32(),
+                extra_files,
+                position: u32::try_from(out.len()).unwrap_or(u32::MAX),
+            });
+        }
+        if !c.is_empty() {
+            return Err(relocate(c.error(ErrorKind::TrailingBytes)));
+        }
+        Ok(())
+    })?;
+    Ok((out, fresh))
+}
+
+/// Hands `f` each block of `container` with its data, decompressed by the thread's
+/// decompressor set to `codec` (a zstandard context costs more to create than a small
+/// manifest list costs to decode), holding the data decoded from the file under
+/// [`MAX_DECODED_BYTES`] ([`ErrorKind::LimitExceeded`] at the block that crosses it).
+pub(super) fn each_decoded_block<'f>(
+    container: &Container<'f>,
+    codec: Codec,
+    mut f: impl FnMut(&AvroBlock<'f>, &[u8]) -> Result<()>,
+) -> Result<()> {
     let mut decoded = 0usize;
-    // The thread's decompressor: a zstandard context costs more to create than a small
-    // manifest list costs to decode.
     super::compression::with_decompressor(codec, |dec| {
         for block in container.blocks() {
             let block = block?;
             let at = block.data_offset;
-            let relocate = |e: Error| if stored { e } else { Error::new(e.kind, at) };
             let data = dec.block(block.data, at)?;
             decoded = decoded.saturating_add(data.len());
             if decoded > MAX_DECODED_BYTES {
                 return Err(Error::new(ErrorKind::LimitExceeded, at));
             }
-            check_count(schema, &block, data.len())?;
-            let mut c = Cursor::with_origin(data, if stored { at } else { 0 });
-            let mut v = [Value::Absent; LIST_FIELDS];
-            for _ in 0..block.object_count {
-                let rec_at = if stored { c.position() } else { at };
-                schema.read(projection, &mut c, &mut v).map_err(relocate)?;
-                let bad = Error::new(ErrorKind::InvalidValue, rec_at);
-                let get = |f: LF| v.get(f as usize).copied().unwrap_or(Value::Absent);
-                let pair_i32 = |a: LF, b: LF| get(a).as_i32().zip(get(b).as_i32());
-                let extra_files = match get(LF::EXTRA_FILES) {
-                    Value::Items(items) => schema
-                        .items(items)
-                        .map(|s| {
-                            s.map_err(relocate)
-                                .and_then(|s| s.as_str().map(String::from).ok_or(bad))
-                        })
-                        .collect::<Result<Vec<_>>>()?,
-                    _ => Vec::new(),
-                };
-                out.push(ManifestFileMeta {
-                    file_name: get(LF::FILE_NAME).as_str().ok_or(bad)?.into(),
-                    file_size: get(LF::FILE_SIZE).as_i64().ok_or(bad)?,
-                    num_added_files: get(LF::NUM_ADDED).as_i64().ok_or(bad)?,
-                    num_deleted_files: get(LF::NUM_DELETED).as_i64().ok_or(bad)?,
-                    partition_stats: row_stats(get(LF::PARTITION_STATS), rec_at)?,
-                    schema_id: get(LF::SCHEMA_ID).as_i64(),
-                    bucket_range: pair_i32(LF::MIN_BUCKET, LF::MAX_BUCKET),
-                    level_range: pair_i32(LF::MIN_LEVEL, LF::MAX_LEVEL),
-                    row_id_range: get(LF::MIN_ROW_ID)
-                        .as_i64()
-                        .zip(get(LF::MAX_ROW_ID).as_i64()),
-                    total_buckets: get(LF::TOTAL_BUCKETS).as_i32(),
-                    extra_files,
-                    position: u32::try_from(out.len()).unwrap_or(u32::MAX),
-                });
-            }
-            if !c.is_empty() {
-                return Err(relocate(c.error(ErrorKind::TrailingBytes)));
-            }
+            f(&block, data)?;
         }
         Ok(())
-    })?;
-    Ok((out, fresh))
+    })
 }
 
 /// Builds the sidecar of the completed manifest `bytes`: scans the container, decodes each
