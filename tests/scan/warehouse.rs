@@ -537,6 +537,16 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A fresh copy of the warehouse table `name` in the temporary directory (`tag` keeps
+/// tests apart): (the original, the copy).
+fn scratch_copy(name: &str, tag: &str) -> (PathBuf, PathBuf) {
+    let src = Path::new(WAREHOUSE).join(name);
+    let tmp = std::env::temp_dir().join(format!("lakecore-scan-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    copy_dir(&src, &tmp);
+    (src, tmp)
+}
+
 #[test]
 fn corrupted_sidecar_falls_back_to_full_read() {
     let mut rng = Rng::xorshift(42);
@@ -618,10 +628,7 @@ fn invalid_table_dirs_are_errors() {
     assert!(Table::open(Path::new(WAREHOUSE).join("no-such-table")).is_err());
     assert!(Table::open(Path::new(WAREHOUSE)).is_err());
     // A corrupted manifest list is an error naming the file, never a panic.
-    let src = Path::new(WAREHOUSE).join("sc.db/codec_snappy_rs");
-    let tmp = std::env::temp_dir().join(format!("lakecore-scan-badlist-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
-    copy_dir(&src, &tmp);
+    let (_, tmp) = scratch_copy("sc.db/codec_snappy_rs", "badlist");
     let table = Table::open(&tmp).unwrap();
     let snap = table.snapshot(latest(&tmp)).unwrap();
     let list = tmp.join("manifest").join(&snap.base_manifest_list);
@@ -636,10 +643,7 @@ fn invalid_table_dirs_are_errors() {
 /// file, for a full plan and for a selective one that opens every manifest.
 #[test]
 fn missing_manifest_and_corrupt_delta_list_name_the_file() {
-    let src = Path::new(WAREHOUSE).join("sc.db/part_append_rs");
-    let tmp = std::env::temp_dir().join(format!("lakecore-scan-missing-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
-    copy_dir(&src, &tmp);
+    let (src, tmp) = scratch_copy("sc.db/part_append_rs", "missing");
     let table = Table::open(&tmp).unwrap();
     let snap = table.snapshot(latest(&tmp)).unwrap();
     let prepared = table.prepare(None, &ScanQuery::default()).unwrap();
@@ -668,10 +672,7 @@ fn missing_manifest_and_corrupt_delta_list_name_the_file() {
 
 #[test]
 fn mutated_metadata_never_panics() {
-    let src = Path::new(WAREHOUSE).join("sc.db/bucket4_rs");
-    let tmp = std::env::temp_dir().join(format!("lakecore-scan-mut-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
-    copy_dir(&src, &tmp);
+    let (src, tmp) = scratch_copy("sc.db/bucket4_rs", "mut");
     let table = Table::open(&tmp).unwrap();
     let snap = table.snapshot(latest(&tmp)).unwrap();
     let prepared = table.prepare(None, &ScanQuery::default()).unwrap();
