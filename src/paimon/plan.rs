@@ -810,12 +810,14 @@ impl PreparedScan {
             let m = memo.open(manifest)?;
             let mut entries = Vec::with_capacity(self.expected_entries(Self::facts(meta).entries));
             let mut blocks = 0u64;
-            let mut memo = PartitionMemo::new(self.query.partition_only());
+            let mut verdicts = PartitionMemo::new(self.query.partition_only());
             with_decompressor(m.codec(), |dec| {
                 for block in m.container().blocks() {
                     let block = block?;
                     blocks += 1;
-                    m.entries(&block, dec, |e| self.keep(&m, e, &mut memo, &mut entries))?;
+                    m.entries(&block, dec, |e| {
+                        self.keep(&m, e, &mut verdicts, &mut entries)
+                    })?;
                 }
                 Ok(())
             })?;
@@ -855,7 +857,7 @@ impl PreparedScan {
         if !selected.is_empty() {
             let m = memo.open(manifest)?;
             bytes_read = crate::error::off(header.len());
-            let mut memo = PartitionMemo::new(self.query.partition_only());
+            let mut verdicts = PartitionMemo::new(self.query.partition_only());
             with_decompressor(m.codec(), |dec| {
                 for selected in selected {
                     let block = m.container().block_at(selected.offset)?;
@@ -864,7 +866,9 @@ impl PreparedScan {
                     {
                         return Err(Error::new(ErrorKind::Mismatch, selected.offset));
                     }
-                    m.entries(&block, dec, |e| self.keep(&m, e, &mut memo, &mut entries))?;
+                    m.entries(&block, dec, |e| {
+                        self.keep(&m, e, &mut verdicts, &mut entries)
+                    })?;
                     bytes_read += block.length;
                     blocks_read += 1;
                 }
@@ -1005,7 +1009,7 @@ impl PreparedScan {
         };
         let mut decode = || -> crate::Result<()> {
             let m = memo.open(header)?;
-            let mut memo = PartitionMemo::new(self.query.partition_only());
+            let mut verdicts = PartitionMemo::new(self.query.partition_only());
             with_decompressor(m.codec(), |dec| {
                 let mut part = parts.iter().peekable();
                 for &SelectedBlock {
@@ -1038,7 +1042,7 @@ impl PreparedScan {
                         return Err(Error::new(ErrorKind::Mismatch, offset));
                     }
                     m.entries(&block, dec, |e| {
-                        self.keep(&m, e, &mut memo, &mut scan.entries)
+                        self.keep(&m, e, &mut verdicts, &mut scan.entries)
                     })?;
                     scan.bytes_read += len;
                     scan.blocks_read += 1;
@@ -1439,9 +1443,9 @@ impl<'c> SchemaMemo<'c> {
 }
 
 /// A file or a DELETE in the reconciliation, by index: `at` counts the files, then the
-/// DELETEs after them (see [`Held::get`]). `prefix` is the first 16 bytes of its file name,
-/// big-endian and zero-padded: it orders names that differ early without reading them, and
-/// names differ early (a UUID follows a short fixed prefix).
+/// DELETEs after them (see [`Held::get`]). `prefix` is 16 bytes of its file name from the
+/// end of the prefix all the names compared share ([`Held::slots`]), big-endian and
+/// zero-padded: it orders names that differ there without reading them.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     prefix: u128,
