@@ -342,26 +342,41 @@ fn codec_of(container: &Container<'_>) -> Result<Codec> {
 /// normally share one, and compiling it costs more than decoding a small manifest.
 #[derive(Clone, Debug)]
 pub struct KnownSchema<'s> {
-    json: &'s [u8],
-    schema: Schema<'s>,
-    projection: Projection,
+    compiled: CompiledSchema<'s>,
 }
 
 impl<'s> KnownSchema<'s> {
     /// Compiles the manifest schema `json` (a manifest's `avro.schema` metadata).
     pub fn parse(json: &'s [u8]) -> Result<Self> {
-        let schema = Schema::parse(json, 0)?;
-        let projection = schema.project(ENTRY_PATHS)?;
-        Ok(KnownSchema {
-            json,
-            schema,
-            projection,
-        })
+        CompiledSchema::compile(json, 0, ENTRY_PATHS).map(|compiled| KnownSchema { compiled })
     }
 
     /// The schema JSON it was compiled from.
     pub fn json(&self) -> &'s [u8] {
-        self.json
+        self.compiled.json
+    }
+}
+
+/// A writer schema compiled with its projection, and the JSON it was compiled from: what a
+/// file of the same schema JSON reuses instead of compiling it again (a table's manifests
+/// normally share one, and a snapshot's base and delta manifest lists another).
+#[derive(Clone, Debug)]
+pub(super) struct CompiledSchema<'s> {
+    json: &'s [u8],
+    schema: Schema<'s>,
+    projection: Projection,
+}
+
+impl<'s> CompiledSchema<'s> {
+    /// Compiles `json` (found at file offset `at`) and projects `paths`.
+    fn compile(json: &'s [u8], at: u64, paths: &[&str]) -> Result<Self> {
+        let schema = Schema::parse(json, at)?;
+        let projection = schema.project(paths)?;
+        Ok(CompiledSchema {
+            json,
+            schema,
+            projection,
+        })
     }
 }
 
@@ -390,13 +405,11 @@ impl<'f> Manifest<'f> {
     pub fn parse_known(bytes: &'f [u8], known: Option<&KnownSchema<'f>>) -> Result<Self> {
         let container = Container::parse(bytes)?;
         let (json, at) = schema_json(&container, bytes)?;
-        let (schema, projection) = match known.filter(|k| k.json == json) {
-            Some(k) => (k.schema.clone(), k.projection.clone()),
-            None => {
-                let schema = Schema::parse(json, at)?;
-                let projection = schema.project(ENTRY_PATHS)?;
-                (schema, projection)
-            }
+        let CompiledSchema {
+            schema, projection, ..
+        } = match known.map(|k| &k.compiled).filter(|k| k.json == json) {
+            Some(k) => k.clone(),
+            None => CompiledSchema::compile(json, at, ENTRY_PATHS)?,
         };
         let codec = codec_of(&container)?;
         Ok(Manifest {
@@ -718,39 +731,21 @@ pub fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
     decode_list(bytes, None).map(|(list, _)| list)
 }
 
-/// A manifest list's writer schema compiled with its projection: a snapshot's base and
-/// delta lists normally share one, compiled once.
-pub(super) struct ListSchema<'s> {
-    json: &'s [u8],
-    schema: Schema<'s>,
-    projection: Projection,
-}
-
 /// [`decode_manifest_list`], with the schema `known` compiled when the list's schema JSON is
-/// the same; otherwise compiled here and returned with the entries.
+/// the same; otherwise compiled here and returned with the entries (a snapshot's base and
+/// delta lists normally share one).
 pub(super) fn decode_list<'s>(
     bytes: &'s [u8],
-    known: Option<&ListSchema<'_>>,
-) -> Result<(Vec<ManifestFileMeta>, Option<ListSchema<'s>>)> {
+    known: Option<&CompiledSchema<'_>>,
+) -> Result<(Vec<ManifestFileMeta>, Option<CompiledSchema<'s>>)> {
     let container = Container::parse(bytes)?;
     let (json, at) = schema_json(&container, bytes)?;
-    let fresh = match known.filter(|k| k.json == json) {
-        Some(_) => None,
-        None => {
-            let schema = Schema::parse(json, at)?;
-            let projection = schema.project(LIST_PATHS)?;
-            Some(ListSchema {
-                json,
-                schema,
-                projection,
-            })
-        }
-    };
-    let Some(ListSchema {
+    let mut fresh = None;
+    let CompiledSchema {
         schema, projection, ..
-    }) = fresh.as_ref().or(known)
-    else {
-        return Err(Error::new(ErrorKind::InvalidValue, at));
+    } = match known.filter(|k| k.json == json) {
+        Some(k) => k,
+        None => &*fresh.insert(CompiledSchema::compile(json, at, LIST_PATHS)?),
     };
     let codec = codec_of(&container)?;
     let stored = codec == Codec::Null;
@@ -909,12 +904,7 @@ mod tests {
         ))
         .unwrap();
         let json = header_schema_json(&manifest).unwrap();
-        let schema = Schema::parse(json, 0).unwrap();
-        let other = ListSchema {
-            json,
-            projection: schema.project(LIST_PATHS).unwrap(),
-            schema,
-        };
+        let other = CompiledSchema::compile(json, 0, LIST_PATHS).unwrap();
         let (entries, fresh) = decode_list(&lists[1], Some(&other)).unwrap();
         assert!(fresh.is_some(), "other JSON: compiled anew");
         assert_eq!(entries, decode_manifest_list(&lists[1]).unwrap());
