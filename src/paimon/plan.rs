@@ -1565,12 +1565,6 @@ impl<'f> Held<'f> {
         }
     }
 
-    /// [`Held::name_order`], then the entries' positions in the snapshot.
-    fn name_then_position(&self, a: &Slot, b: &Slot) -> core::cmp::Ordering {
-        self.name_order(a, b)
-            .then_with(|| self.position_order(a, b))
-    }
-
     /// The whole key ([`key_order`]), for entries of any groups.
     fn key_order(&self, a: &Slot, b: &Slot) -> core::cmp::Ordering {
         match (self.get(a), self.get(b)) {
@@ -1733,15 +1727,28 @@ fn resolve_whole(files: &mut Vec<DataFile>, deletes: &mut [DataFile]) {
 /// times more to sort whole, and a parallel sort of them more to schedule than to run), and
 /// the files kept then move to the front once each ([`gather`]).
 fn resolve_small(files: &mut Vec<DataFile>, deletes: &mut [DataFile]) {
-    let held = Held { files, deletes };
-    let (mut adds, mut dels) = held.slots();
-    let whole = |a: &Slot, b: &Slot| held.group_order(a, b).then_with(|| held.name_order(a, b));
-    adds.sort_unstable_by(|a, b| whole(a, b).then_with(|| held.position_order(a, b)));
-    dels.sort_unstable_by(|a, b| whole(a, b).then_with(|| held.position_order(a, b)));
-    let kept = apply_deletes(&held, &mut adds, &dels, whole);
-    let kept = gather(files, adds.iter().take(kept).map(|s| s.at));
+    let kept = resolve_slots(files, deletes, |held, a, b| {
+        held.group_order(a, b).then_with(|| held.name_order(a, b))
+    });
     files.truncate(kept);
     share_partitions(files);
+}
+
+/// Reconciles `files` and `deletes` through their [`Slot`]s: both sorted by `same` (a file's
+/// identity) then position, walked ([`apply_deletes`]), and the files kept moved to the
+/// front of `files` in order, each once ([`gather`]); returns how many they are.
+fn resolve_slots(
+    files: &mut [DataFile],
+    deletes: &[DataFile],
+    same: impl Fn(&Held<'_>, &Slot, &Slot) -> core::cmp::Ordering,
+) -> usize {
+    let held = Held { files, deletes };
+    let (mut adds, mut dels) = held.slots();
+    let order = |a: &Slot, b: &Slot| same(&held, a, b).then_with(|| held.position_order(a, b));
+    adds.sort_unstable_by(order);
+    dels.sort_unstable_by(order);
+    let kept = apply_deletes(&held, &mut adds, &dels, |a, b| same(&held, a, b));
+    gather(files, adds.iter().take(kept).map(|s| s.at))
 }
 
 /// Plans with fewer files than this are sorted whole.
@@ -1846,15 +1853,7 @@ fn resolve_by_group(files: &mut Vec<DataFile>, deletes: &mut Vec<DataFile>) -> b
         .map(|(f, d, shared)| {
             // One partition and one bucket here: the name decides. The group's slots are
             // sorted and walked, then its files kept move to its front.
-            let held = Held {
-                files: f,
-                deletes: d,
-            };
-            let (mut adds, mut dels) = held.slots();
-            adds.sort_unstable_by(|a, b| held.name_then_position(a, b));
-            dels.sort_unstable_by(|a, b| held.name_then_position(a, b));
-            let kept = apply_deletes(&held, &mut adds, &dels, |a, b| held.name_order(a, b));
-            let kept = gather(f, adds.iter().take(kept).map(|s| s.at));
+            let kept = resolve_slots(f, d, |held, a, b| held.name_order(a, b));
             for x in f.iter_mut().take(kept) {
                 if !Arc::ptr_eq(&x.partition, shared) {
                     x.partition = Arc::clone(shared);
