@@ -314,6 +314,11 @@ pub(super) struct Leaf {
 }
 
 impl Leaf {
+    /// Whether the leaf tests a partition key (not a column's statistics).
+    fn reads_partition(&self) -> bool {
+        matches!(self.target, Target::Partition(_))
+    }
+
     /// The leaf on a partition row: exact for partition leaves, `Maybe` for columns.
     fn on_partition(&self, row: &BinaryRow<'_>) -> crate::Result<Tri> {
         match self.target {
@@ -426,22 +431,18 @@ impl Compiled {
     }
 
     /// Whether the filter has partition leaves.
+    pub(super) fn filters_partitions(&self) -> bool {
+        self.filter
+            .as_ref()
+            .is_some_and(|f| f.leaves().into_iter().any(|l| l.reads_partition()))
+    }
+
     /// Whether the filter reads nothing but the partition (every leaf a partition leaf):
     /// then an entry's verdict depends on its partition bytes alone.
     pub(super) fn partition_only(&self) -> bool {
-        self.filter.as_ref().is_some_and(|f| {
-            f.leaves()
-                .iter()
-                .all(|l| matches!(l.target, Target::Partition(_)))
-        })
-    }
-
-    pub(super) fn filters_partitions(&self) -> bool {
-        self.filter.as_ref().is_some_and(|f| {
-            f.leaves()
-                .iter()
-                .any(|l| matches!(l.target, Target::Partition(_)))
-        })
+        self.filter
+            .as_ref()
+            .is_some_and(|f| f.leaves().into_iter().all(|l| l.reads_partition()))
     }
 
     /// Whether the `_PARTITION` bytes `tuple` can pass the filter.
